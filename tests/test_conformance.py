@@ -1,0 +1,99 @@
+"""The conformance gate over every discovered strategy × mode, and the gate's own failure modes."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from conftest import FIXTURE_STRATEGIES
+
+from bench import discovery, gate, modes
+
+NAMES = discovery.strategy_names()
+
+
+def test_every_strategy_file_loads():
+    loaded, broken = discovery.discover()
+    assert not broken, [str(b) for b in broken]
+    assert {s.name for s in loaded} >= {
+        "assign",
+        "index_add",
+        "inplace_index_add",
+        "set_data",
+        "host",
+        "control_scalar",
+        "control_vector",
+    }
+
+
+@pytest.mark.parametrize("mode", modes.MODE_NAMES)
+@pytest.mark.parametrize("name", NAMES)
+def test_strategy_passes_gate(ms, name, mode):
+    strategy = discovery.load(name)
+    verdict = gate.check(strategy, modes.get(mode))
+    assert verdict.passed, f"{name} in {mode}: {verdict.status}: {verdict.detail}"
+    if mode in strategy.expected_failures:
+        assert verdict.status == "unsupported"
+
+
+def test_graph_set_data_reproduces_the_original_error(ms):
+    verdict = gate.check(discovery.load("set_data"), modes.get("graph"), steps=1)
+    assert verdict.status == "unsupported"
+    assert "Failed to compile in GRAPH_MODE because the 'Parameter' object's method 'set_data'" in (
+        verdict.detail
+    )
+
+
+@pytest.mark.parametrize(
+    "name, status, words",
+    [
+        ("unchanged", "incorrect", "Parameter unchanged after step 1 at batch 4"),
+        ("wrong_value", "incorrect", "Parameter wrong after step 1 at batch 4"),
+        ("wrong_output", "incorrect", "wrong output at step 1 at batch 4"),
+        ("raises_in_init", "broken", "ValueError: deliberately broken __init__"),
+        ("raises_in_step", "broken", "step 1 at batch 4: RuntimeError: deliberately broken step"),
+    ],
+)
+@pytest.mark.parametrize("mode", modes.MODE_NAMES)
+def test_gate_names_the_failure(ms, name, status, words, mode):
+    verdict = gate.check(discovery.load(name, FIXTURE_STRATEGIES), modes.get(mode), steps=3)
+    assert (verdict.status, verdict.passed) == (status, False)
+    assert words in verdict.detail
+
+
+def test_expected_failure_that_works_fails_the_gate(ms, tmp_path):
+    source = (FIXTURE_STRATEGIES / "good_assign.py").read_text()
+    (tmp_path / "stale.py").write_text(source + '\nEXPECTED_FAILURES = {"pynative": "boom"}\n')
+    verdict = gate.check(discovery.load("stale", tmp_path), modes.get("pynative"), steps=2)
+    assert verdict.status == "unexpected-success" and not verdict.passed
+
+
+def test_broken_modules_are_named_and_the_rest_load(ms):
+    loaded, broken = discovery.discover(FIXTURE_STRATEGIES)
+    reasons = {b.name: b.reason for b in broken}
+    assert "SyntaxError" in reasons["syntax_error"]
+    assert "does not define Cell" in reasons["missing_cell"]
+    assert "good_assign" in {s.name for s in loaded}
+
+
+def test_a_dropped_in_module_is_discovered_and_gated(ms, tmp_path):
+    (tmp_path / "my_assign.py").write_text(
+        textwrap.dedent(
+            '''
+            """My strategy."""
+            from mindspore import ops
+            from bench.cell import ClipCell
+
+            DESCRIPTION = "my ops.assign"
+
+            class Cell(ClipCell):
+                def update(self, x):
+                    ops.assign(self.limit, self.next_limit(x))
+            '''
+        )
+    )
+    assert discovery.strategy_names(tmp_path) == ["my_assign"]
+    loaded, broken = discovery.discover(tmp_path)
+    assert not broken
+    for mode in modes.MODE_NAMES:
+        assert gate.check(loaded[0], modes.get(mode)).status == "works"
