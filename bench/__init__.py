@@ -1,0 +1,1 @@
+"""Micro-benchmarks of the ways to update a MindSpore Parameter, per execution mode."""
