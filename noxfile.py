@@ -21,7 +21,8 @@ def _install(session: nox.Session, *groups: str) -> None:
 def bench(session: nox.Session) -> None:
     """Benchmark every strategy × mode × batch size, then write the report."""
     _install(session, "measure", "report")
-    session.run("python", "-m", "bench", *session.posargs)
+    # Ctrl-C: give the runner time to stop its workers, record the run and write the report.
+    session.run("python", "-m", "bench", *session.posargs, interrupt_timeout=60, terminate_timeout=10)
 
 
 @nox.session

@@ -67,6 +67,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=_positive_int, default=1, help="CPU op threads (default 1)")
     p.add_argument("--timeout", type=_positive_float, default=900.0,
                    help="seconds before a worker process is killed as hung (default 900)")
+    p.add_argument("--gate-steps", type=_positive_int, default=30,
+                   help="conformance steps per gate batch size (default 30)")
+    p.add_argument("--gate-batch-sizes", type=_csv("gate batch sizes", _positive_int),
+                   default=[4, 1024], help="default 4,1024: the limit grows, then hits the cap")
     p.add_argument("--seed", type=int, default=0, help="input data and interleaving order")
     p.add_argument("--strategies-dir", type=Path, default=discovery.STRATEGIES_DIR)
     p.add_argument("--results-dir", type=Path, default=DEFAULT_RESULTS,
@@ -113,6 +117,8 @@ def make_plan(args) -> runner.Plan:
         threads=args.threads,
         timeout=args.timeout,
         seed=args.seed,
+        gate_steps=args.gate_steps,
+        gate_batch_sizes=args.gate_batch_sizes,
     )
     overrides = {"processes": args.processes, "cell_seconds": args.cell_seconds}
     return runner.with_precision(plan, **{k: v for k, v in overrides.items() if v is not None})

@@ -60,6 +60,16 @@ def runs(raw_dir: Path) -> list[Path]:
     return sorted(p for p in Path(raw_dir).glob("*") if (p / "manifest.json").is_file())
 
 
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child
+    """Linux: a worker is killed when the runner dies, even by SIGKILL (else it would linger)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def _signal_name(code: int) -> str:
     try:
         return signal.Signals(-code).name
@@ -137,6 +147,7 @@ class Runner:
             proc = subprocess.Popen(
                 cmd, cwd=log_path.parent, env=env, stdout=subprocess.PIPE, stderr=log, text=True,
                 start_new_session=True,  # Ctrl-C reaches the runner, which ends the worker itself
+                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
             )
             with self.lock:
                 self.live.add(proc)
@@ -271,6 +282,10 @@ class Runner:
             state["done"] = before + len(plan.batch_sizes)
 
 
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
 def _fmt(seconds: float) -> str:
     seconds = max(0, int(seconds))
     return f"{seconds // 60}m{seconds % 60:02d}s"
@@ -279,6 +294,7 @@ def _fmt(seconds: float) -> str:
 def run(run_dir: Path, plan: Plan, argv: list[str], out=print) -> str:
     """Gate and time ``plan`` into ``run_dir``; returns the final status."""
     runner = Runner(run_dir, plan, out)
+    signal.signal(signal.SIGTERM, _raise_interrupt)  # nox and kill send SIGTERM: stop cleanly
     invocation = [{"argv": argv, "at": dt.datetime.now(dt.timezone.utc).isoformat()}]
     runner.write_manifest("running", argv, invocation=invocation)
     try:
