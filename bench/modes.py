@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-MODE_NAMES = ("graph", "pynative")
-
 
 @dataclass(frozen=True)
 class Mode:
     name: str
     context_mode: str  # name of the mindspore constant passed to set_context(mode=...)
     description: str
+    capture_mode: str | None = None  # mindspore.jit(cell.construct, capture_mode=...) in PYNATIVE
 
     def activate(self) -> None:
         """Select this mode for the process (MindSpore's context is process-global)."""
@@ -21,13 +20,30 @@ class Mode:
 
     def prepare(self, cell):
         """Return the callable that runs one step of ``cell`` in this mode."""
+        if self.capture_mode:
+            import mindspore as ms
+
+            cell.construct = ms.jit(cell.construct, capture_mode=self.capture_mode)
         return cell
 
 
 MODES = {
     "graph": Mode("graph", "GRAPH_MODE", "set_context(mode=GRAPH_MODE): the cell is compiled"),
     "pynative": Mode("pynative", "PYNATIVE_MODE", "set_context(mode=PYNATIVE_MODE): eager"),
+    "jit_ast": Mode(
+        "jit_ast",
+        "PYNATIVE_MODE",
+        'PYNATIVE + cell.construct = jit(construct, capture_mode="ast")',
+        capture_mode="ast",
+    ),
+    "jit_bytecode": Mode(
+        "jit_bytecode",
+        "PYNATIVE_MODE",
+        'PYNATIVE + cell.construct = jit(construct, capture_mode="bytecode")',
+        capture_mode="bytecode",
+    ),
 }
+MODE_NAMES = tuple(MODES)
 
 
 def get(name: str) -> Mode:
