@@ -22,7 +22,9 @@ def bench(session: nox.Session) -> None:
     """Benchmark every strategy × mode × batch size, then write the report."""
     _install(session, "measure", "report")
     # Ctrl-C: give the runner time to stop its workers, record the run and write the report.
-    session.run("python", "-m", "bench", *session.posargs, interrupt_timeout=60, terminate_timeout=10)
+    session.run(
+        "python", "-m", "bench", *session.posargs, interrupt_timeout=60, terminate_timeout=10
+    )
 
 
 @nox.session

@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 from bench import discovery, modes, runner
+from bench.gate import Verdict
 from bench.jobs import PRECISIONS
 
 DEFAULT_BATCH_SIZES = (1, 8, 64, 256, 1024)
@@ -59,25 +60,54 @@ def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="nox -s bench --", description=__doc__)
     p.add_argument("--strategies", type=_csv("strategies"), help="comma list (default: all)")
     p.add_argument("--modes", type=_csv("modes"), help=f"comma list of {', '.join(modes.MODES)}")
-    p.add_argument("--batch-sizes", type=_csv("batch sizes", _positive_int),
-                   help="comma list of positive integers (default: 1,8,64,256,1024)")
+    p.add_argument(
+        "--batch-sizes",
+        type=_csv("batch sizes", _positive_int),
+        help="comma list of positive integers (default: 1,8,64,256,1024)",
+    )
     p.add_argument("--quick", action="store_true", help="one process per cell, short cells")
     p.add_argument("--processes", type=_positive_int, help="worker processes per strategy × mode")
     p.add_argument("--cell-seconds", type=_positive_float, help="measurement budget per cell")
     p.add_argument("--threads", type=_positive_int, default=1, help="CPU op threads (default 1)")
-    p.add_argument("--timeout", type=_positive_float, default=900.0,
-                   help="seconds before a worker process is killed as hung (default 900)")
-    p.add_argument("--gate-steps", type=_positive_int, default=30,
-                   help="conformance steps per gate batch size (default 30)")
-    p.add_argument("--gate-batch-sizes", type=_csv("gate batch sizes", _positive_int),
-                   default=[4, 1024], help="default 4,1024: the limit grows, then hits the cap")
+    p.add_argument(
+        "--timeout",
+        type=_positive_float,
+        default=900.0,
+        help="seconds before a worker process is killed as hung (default 900)",
+    )
+    p.add_argument(
+        "--gate-steps",
+        type=_positive_int,
+        default=30,
+        help="conformance steps per gate batch size (default 30)",
+    )
+    p.add_argument(
+        "--gate-batch-sizes",
+        type=_csv("gate batch sizes", _positive_int),
+        default=[4, 1024],
+        help="default 4,1024: the limit grows, then hits the cap",
+    )
     p.add_argument("--seed", type=int, default=0, help="input data and interleaving order")
     p.add_argument("--strategies-dir", type=Path, default=discovery.STRATEGIES_DIR)
-    p.add_argument("--results-dir", type=Path, default=DEFAULT_RESULTS,
-                   help="raw runs go to RESULTS_DIR/raw/<run-id>/, the summary to RESULTS_DIR")
+    p.add_argument(
+        "--results-dir",
+        type=Path,
+        default=DEFAULT_RESULTS,
+        help="raw runs go to RESULTS_DIR/raw/<run-id>/, the summary to RESULTS_DIR",
+    )
     p.add_argument("--plots-dir", type=Path, default=DEFAULT_PLOTS)
-    p.add_argument("--resume", nargs="?", const="latest", metavar="RUN_ID",
-                   help="finish an interrupted run (default: the newest) instead of starting anew")
+    p.add_argument(
+        "--resume",
+        nargs="?",
+        const="latest",
+        metavar="RUN_ID",
+        help="finish an interrupted run (default: the newest) instead of starting anew",
+    )
+    p.add_argument(
+        "--gate-only",
+        action="store_true",
+        help="run the conformance gate only (check a new strategy), no timing",
+    )
     p.add_argument("--no-report", action="store_true", help="skip writing summary.md and plots")
     p.add_argument("--list", action="store_true", help="list strategies and modes, then exit")
     return p
@@ -97,7 +127,9 @@ def _choose(kind: str, asked, valid) -> list:
         return list(valid)
     unknown = [a for a in asked if a not in valid]
     if unknown:
-        raise UsageError(f"unknown {kind} {', '.join(map(repr, unknown))} (valid: {', '.join(valid)})")
+        raise UsageError(
+            f"unknown {kind} {', '.join(map(repr, unknown))} (valid: {', '.join(valid)})"
+        )
     return list(dict.fromkeys(asked))
 
 
@@ -124,6 +156,18 @@ def make_plan(args) -> runner.Plan:
     return runner.with_precision(plan, **{k: v for k, v in overrides.items() if v is not None})
 
 
+def _gate_summary(run_dir: Path) -> int:
+    """Print every gate verdict; exit 1 if a strategy does not behave as it declares."""
+    bad = 0
+    for path in sorted(run_dir.glob("gate-*.json")):
+        v = json.loads(path.read_text())["suite"]["verdict"]
+        ok = Verdict(**v).passed
+        bad += not ok
+        mark = "ok  " if ok else "FAIL"
+        print(f"{mark} {v['strategy']:20s} {v['mode']:13s} {v['status']:12s} {v['detail']}")
+    return 1 if bad else 0
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
@@ -143,27 +187,48 @@ def main(argv=None) -> int:
             if not (run_dir / "manifest.json").is_file():
                 valid = ", ".join(p.name for p in found[-5:])
                 raise UsageError(f"no run {args.resume!r} in {str(raw_dir)!r} (recent: {valid})")
-            plan = runner.Plan.from_dict(json.loads((run_dir / "manifest.json").read_text())["plan"])
+            plan = runner.Plan.from_dict(
+                json.loads((run_dir / "manifest.json").read_text())["plan"]
+            )
         else:
             plan = make_plan(args)
             run_dir = raw_dir / runner.new_run_id()
         _check_writable(run_dir)
+        if args.gate_only:
+            args.no_report = True
         if not args.no_report:
             _check_writable(args.plots_dir)
     except UsageError as err:
         print(f"bench: error: {err}", file=sys.stderr)
         return 2
 
-    print(f"run {run_dir.name}: {len(plan.strategies)} strategies × {len(plan.modes)} modes × "
-          f"batch sizes {','.join(map(str, plan.batch_sizes))}, {plan.precision.processes} "
-          f"process(es) per strategy × mode -> {run_dir}", flush=True)
-    status = runner.run(run_dir, plan, argv, out=lambda line: print(line, flush=True))
+    print(
+        f"run {run_dir.name}: {len(plan.strategies)} strategies × {len(plan.modes)} modes × "
+        f"batch sizes {','.join(map(str, plan.batch_sizes))}, {plan.precision.processes} "
+        f"process(es) per strategy × mode -> {run_dir}",
+        flush=True,
+    )
+    status = runner.run(
+        run_dir, plan, argv, out=lambda line: print(line, flush=True), gate_only=args.gate_only
+    )
     if status == "interrupted":
-        print(f"\ninterrupted: finished cells are kept in {run_dir}; finish the run with "
-              f"`nox -s bench -- --resume {run_dir.name}`", file=sys.stderr)
+        print(
+            f"\ninterrupted: finished cells are kept in {run_dir}; finish the run with "
+            f"`nox -s bench -- --resume {run_dir.name}`",
+            file=sys.stderr,
+        )
+    if args.gate_only:
+        return _gate_summary(run_dir)
     if not args.no_report:
         from bench import report
 
-        report.main([run_dir.name, "--results-dir", str(args.results_dir),
-                     "--plots-dir", str(args.plots_dir)])
+        report.main(
+            [
+                run_dir.name,
+                "--results-dir",
+                str(args.results_dir),
+                "--plots-dir",
+                str(args.plots_dir),
+            ]
+        )
     return 130 if status == "interrupted" else 0

@@ -23,7 +23,8 @@ class Strategy:
     name: str
     description: str
     cell_class: type
-    expected_failures: dict[str, str] = field(default_factory=dict)  # mode -> error regex
+    # mode -> regex of the declared failure: the error raised, or the gate's 'incorrect' detail
+    expected_failures: dict[str, str] = field(default_factory=dict)
     control: bool = False
     path: Path | None = None
 
@@ -78,7 +79,9 @@ def load(name: str, folder: Path = STRATEGIES_DIR) -> Strategy:
     if not (isinstance(cell_class, type) and issubclass(cell_class, ClipCell)):
         raise StrategyLoadError(name, "Cell must be a subclass of bench.cell.ClipCell")
     if cell_class.layout not in LAYOUTS:
-        raise StrategyLoadError(name, f"unknown layout {cell_class.layout!r} (one of {list(LAYOUTS)})")
+        raise StrategyLoadError(
+            name, f"unknown layout {cell_class.layout!r} (one of {list(LAYOUTS)})"
+        )
     expected = dict(getattr(module, "EXPECTED_FAILURES", {}))
     return Strategy(
         name=name,

@@ -23,7 +23,9 @@ class Precision:
 
 PRECISIONS = {
     "default": Precision(),
-    "quick": Precision(processes=1, cell_seconds=0.25, min_rounds=3, max_rounds=15, warmup_seconds=0.03),
+    "quick": Precision(
+        processes=1, cell_seconds=0.25, min_rounds=3, max_rounds=15, warmup_seconds=0.03
+    ),
 }
 
 

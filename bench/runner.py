@@ -139,15 +139,24 @@ class Runner:
         log_path = self.run_dir / "logs" / (Path(job.out).stem + ".log")
         log_path.parent.mkdir(parents=True, exist_ok=True)
         cmd = [sys.executable, "-m", "bench.worker", job.to_json()]
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+        }
         started = time.monotonic()
         if self.stopping:
             raise KeyboardInterrupt
         with open(log_path, "w") as log:
             proc = subprocess.Popen(
-                cmd, cwd=log_path.parent, env=env, stdout=subprocess.PIPE, stderr=log, text=True,
+                cmd,
+                cwd=log_path.parent,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                text=True,
                 start_new_session=True,  # Ctrl-C reaches the runner, which ends the worker itself
-                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+                # only a prctl call between fork and exec: safe despite the reader threads
+                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,  # noqa: PLW1509
             )
             with self.lock:
                 self.live.add(proc)
@@ -175,14 +184,24 @@ class Runner:
             how = f"died with {_signal_name(code)}" if code < 0 else f"exited with code {code}"
             tail = [ln for ln in log_path.read_text(errors="replace").splitlines() if ln.strip()]
             last = next((ln for ln in reversed(tail) if "WARNING" not in ln), "")
-            status, detail = "crashed", f"worker {how}" + (f"; last output: {last[:200]}" if last else "")
+            status, detail = (
+                "crashed",
+                f"worker {how}" + (f"; last output: {last[:200]}" if last else ""),
+            )
         verdict = {"strategy": job.strategy, "mode": job.mode, "status": status, "detail": detail}
         data = {
             "suite": {
-                "kind": job.kind, "run_id": job.run_id, "strategy": job.strategy, "mode": job.mode,
-                "process": job.process, "verdict": verdict,
-                "cells": [{"batch_size": n, "status": status, "detail": detail} for n in job.batch_sizes]
-                if job.kind == "time" else [],
+                "kind": job.kind,
+                "run_id": job.run_id,
+                "strategy": job.strategy,
+                "mode": job.mode,
+                "process": job.process,
+                "verdict": verdict,
+                "cells": [
+                    {"batch_size": n, "status": status, "detail": detail} for n in job.batch_sizes
+                ]
+                if job.kind == "time"
+                else [],
             },
             "benchmarks": [],
         }
@@ -204,8 +223,9 @@ class Runner:
 
         plan = self.plan
         wanted = [(s, m) for m in plan.modes for s in plan.strategies]
-        controls = [(c, m) for m in plan.modes for c in CONTROL_OF_LAYOUT.values()
-                    if (c, m) not in wanted]
+        controls = [
+            (c, m) for m in plan.modes for c in CONTROL_OF_LAYOUT.values() if (c, m) not in wanted
+        ]
         jobs = [self.job("gate", s, m) for s, m in wanted]
         jobs += [self.job("gate", c, m, strategies_dir=str(STRATEGIES_DIR)) for c, m in controls]
         verdicts: dict[tuple[str, str], dict] = {}
@@ -221,8 +241,10 @@ class Runner:
                 verdicts[(job.strategy, job.mode)] = suite
                 count[0] += 1
                 note = "kept from before" if resumed else f"{time.monotonic() - start:.1f} s"
-                self.out(f"gate [{count[0]:>2}/{len(jobs)}] {job.strategy} · {job.mode}: "
-                         f"{verdict['status']} ({note}) {verdict['detail'][:100]}")
+                self.out(
+                    f"gate [{count[0]:>2}/{len(jobs)}] {job.strategy} · {job.mode}: "
+                    f"{verdict['status']} ({note}) {verdict['detail'][:100]}"
+                )
 
         pool = ThreadPoolExecutor(max_workers=max(1, plan.gate_jobs))
         try:
@@ -251,7 +273,9 @@ class Runner:
 
     def time_phase(self, pairs) -> None:
         plan = self.plan
-        jobs = [self.job("time", s, m, p) for s, m in pairs for p in range(plan.precision.processes)]
+        jobs = [
+            self.job("time", s, m, p) for s, m in pairs for p in range(plan.precision.processes)
+        ]
         random.Random(plan.seed).shuffle(jobs)  # interleave strategies and modes against drift
         total = len(jobs) * len(plan.batch_sizes)
         done = sum(len(plan.batch_sizes) for j in jobs if self.done(j))
@@ -277,8 +301,10 @@ class Runner:
             data = self.execute(job, on_line=progress)
             failed = [c for c in data["suite"].get("cells", []) if c["status"] != "works"]
             for cell in failed:
-                self.out(f"      {job.strategy} · {job.mode} · N={cell['batch_size']} · "
-                         f"p{job.process}: {cell['status']}: {cell['detail'][:120]}")
+                self.out(
+                    f"      {job.strategy} · {job.mode} · N={cell['batch_size']} · "
+                    f"p{job.process}: {cell['status']}: {cell['detail'][:120]}"
+                )
             state["done"] = before + len(plan.batch_sizes)
 
 
@@ -291,7 +317,7 @@ def _fmt(seconds: float) -> str:
     return f"{seconds // 60}m{seconds % 60:02d}s"
 
 
-def run(run_dir: Path, plan: Plan, argv: list[str], out=print) -> str:
+def run(run_dir: Path, plan: Plan, argv: list[str], out=print, gate_only: bool = False) -> str:
     """Gate and time ``plan`` into ``run_dir``; returns the final status."""
     runner = Runner(run_dir, plan, out)
     signal.signal(signal.SIGTERM, _raise_interrupt)  # nox and kill send SIGTERM: stop cleanly
@@ -299,7 +325,8 @@ def run(run_dir: Path, plan: Plan, argv: list[str], out=print) -> str:
     runner.write_manifest("running", argv, invocation=invocation)
     try:
         verdicts = runner.gate_phase()
-        runner.time_phase(runner.timed_pairs(verdicts))
+        if not gate_only:
+            runner.time_phase(runner.timed_pairs(verdicts))
     except KeyboardInterrupt:
         runner.stop_all()
         runner.write_manifest("interrupted", argv)

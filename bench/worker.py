@@ -98,14 +98,18 @@ def run(job: Job) -> dict:
     exit_code = pytest.main(args, plugins=[plugin])
     data = {"benchmarks": []}
     if raw.is_file():
-
         data = json.loads(raw.read_text())
         raw.unlink()
     cells = [
         plugin.cells.get(n, {"batch_size": n, "status": "broken", "detail": "no test outcome"})
         for n in job.batch_sizes
     ]
-    data["suite"] = {**suite, "cells": cells, "pytest_exit_code": int(exit_code), "finished": _now()}
+    data["suite"] = {
+        **suite,
+        "cells": cells,
+        "pytest_exit_code": int(exit_code),
+        "finished": _now(),
+    }
     return data
 
 

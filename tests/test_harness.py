@@ -68,7 +68,9 @@ def test_end_to_end_json_structure(ms, tmp_path):
         info, st = bench_["extra_info"], bench_["stats"]
         assert info["strategy"] == "assign" and info["mode"] == "graph"
         assert info["batch_size"] in (2, 16)
-        assert st["rounds"] == len(st["data"]) == len(info["control_data"]) == len(info["ratio_data"])
+        assert (
+            st["rounds"] == len(st["data"]) == len(info["control_data"]) == len(info["ratio_data"])
+        )
         assert st["rounds"] >= 3
         assert set(info["control_position"]) <= {"before", "after"}
         assert info["steps_per_round"] >= 1
@@ -132,7 +134,7 @@ def test_interrupt_keeps_finished_cells_and_resume_completes(ms, tmp_path):
     while time.monotonic() < deadline and not list(raw.glob("*/time-*.json")):
         time.sleep(0.2)
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=120)
+    _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err[-2000:]
     run = only_run(tmp_path)
     assert load(run, "manifest")["status"] == "interrupted"
@@ -181,7 +183,9 @@ def test_bad_arguments_fail_in_one_line_before_any_work(tmp_path, args, words):
     assert done.returncode == 2
     assert done.stderr.startswith("bench: error: ") and done.stderr.count("\n") == 1, done.stderr
     assert words in done.stderr
-    assert not (tmp_path / "results" / "raw").exists() or not any((tmp_path / "results" / "raw").iterdir())
+    assert not (tmp_path / "results" / "raw").exists() or not any(
+        (tmp_path / "results" / "raw").iterdir()
+    )
 
 
 def test_unwritable_results_folder_is_refused(tmp_path):
@@ -201,7 +205,11 @@ def test_list_shows_strategies_and_modes():
 
 def test_worker_json_is_data_only(tmp_path):
     """The report reads results with json only; a results folder cannot run code."""
-    src = (ROOT / "bench" / "report.py").read_text() if (ROOT / "bench" / "report.py").exists() else ""
+    src = (
+        (ROOT / "bench" / "report.py").read_text()
+        if (ROOT / "bench" / "report.py").exists()
+        else ""
+    )
     for forbidden in ("pickle", "eval(", "exec(", "yaml.load("):
         assert forbidden not in src
     assert os.path.exists(ROOT / "bench" / "runner.py")
