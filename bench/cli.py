@@ -220,7 +220,9 @@ def main(argv=None) -> int:
     if args.gate_only:
         return _gate_summary(run_dir)
     if not args.no_report:
-        from bench import report
+        from bench import report, repro
+
+        repro.write_all(run_dir, args.results_dir / "repros", Path(plan.strategies_dir))
 
         report.main(
             [

@@ -18,7 +18,7 @@ class Precision:
     block_seconds: float = 0.01  # a timed block runs k steps, k chosen so a block takes >= this
     min_rounds: int = 5
     max_rounds: int = 60
-    warmup_seconds: float = 0.1
+    warmup_seconds: float = 0.2
 
 
 PRECISIONS = {

@@ -48,6 +48,15 @@ class Runner:
         return TIMER() - start
 
 
+def warm_up(runner: Runner, seconds: float, min_steps: int = 3) -> int:
+    """Run single-step blocks for ``seconds`` (at least ``min_steps``); returns the steps run."""
+    start, steps = TIMER(), 0
+    while steps < min_steps or TIMER() - start < seconds:
+        runner.block(1)
+        steps += 1
+    return steps
+
+
 def calibrate(runner: Runner, block_seconds: float, max_k: int = 4096) -> tuple[int, float]:
     """Smallest power of two k whose block takes at least ``block_seconds``; (k, block time)."""
     k = 1
@@ -74,11 +83,10 @@ def test_step(benchmark, job, strategy, mode, batch_size):
     subject = Runner(strategy.cell_class, mode, x)
     control = Runner(control_for(strategy.layout), mode, x)
 
+    warmup_steps = warm_up(subject, precision.warmup_seconds) + warm_up(
+        control, precision.warmup_seconds
+    )
     k, block_s = calibrate(subject, precision.block_seconds)
-    warmup_blocks = max(1, math.ceil(precision.warmup_seconds / max(block_s, 1e-9)))
-    for _ in range(warmup_blocks):
-        subject.block(k)
-        control.block(k)
     rounds = math.ceil(precision.cell_seconds / precision.processes / (2 * max(block_s, 1e-9)))
     rounds = min(max(rounds, precision.min_rounds), precision.max_rounds)
 
@@ -120,7 +128,7 @@ def test_step(benchmark, job, strategy, mode, batch_size):
             "control": control.cell.__class__.__name__,
             "steps_per_round": k,
             "sync": "once at the end of every block of steps_per_round steps (throughput)",
-            "warmup_blocks": warmup_blocks,
+            "warmup_steps": warmup_steps,
             "per_step_s": {
                 "median": median_step,
                 "iqr": per.iqr / k,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ from bench import discovery, gate, modes
 from bench.jobs import Job, write_json_atomic
 
 SUITE = Path(__file__).with_name("timing_suite.py")
+ROOT = SUITE.parent.parent
 
 
 class _Plugin:
@@ -95,7 +97,12 @@ def run(job: Job) -> dict:
         "--benchmark-timer=time.perf_counter",
         "--benchmark-sort=name",
     ]
-    exit_code = pytest.main(args, plugins=[plugin])
+    here = os.getcwd()
+    os.chdir(ROOT)  # pytest-benchmark reads the git commit from the working folder
+    try:
+        exit_code = pytest.main(args, plugins=[plugin])
+    finally:
+        os.chdir(here)
     data = {"benchmarks": []}
     if raw.is_file():
         data = json.loads(raw.read_text())

@@ -9,6 +9,7 @@ DESCRIPTION = "construct returns (out, new); the caller does cell.limit.set_data
 # An AST-jit graph keeps its own copy of the Parameter and does not see the caller's set_data.
 EXPECTED_FAILURES = {"jit_ast": "wrong output"}
 
+
 class Cell(ClipCell):
     layout = "scalar"
 

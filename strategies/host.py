@@ -10,6 +10,7 @@ DESCRIPTION = (
 # An AST-jit graph keeps its own copy of the Parameter and does not see the host's set_data.
 EXPECTED_FAILURES = {"jit_ast": "wrong output"}
 
+
 class Cell(ClipCell):
     layout = "scalar"
 

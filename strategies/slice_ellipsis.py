@@ -7,6 +7,7 @@ DESCRIPTION = "self.limit[...] = new inside construct"
 # Runs, but the graph drops the write: the Parameter silently stays at 1.0.
 EXPECTED_FAILURES = {"graph": "Parameter unchanged", "jit_ast": "Parameter unchanged"}
 
+
 class Cell(ClipCell):
     layout = "scalar"
 

@@ -10,13 +10,13 @@ import textwrap
 import pytest
 from conftest import FIXTURE_STRATEGIES, ROOT
 
-from bench import discovery, gate, modes
+from bench import discovery, gate, modes, repro
 
 NAMES = discovery.strategy_names()
 
 
 @pytest.fixture(scope="session")
-def gate_verdicts(ms, tmp_path_factory) -> dict[tuple[str, str], gate.Verdict]:
+def gate_run(ms, tmp_path_factory):
     """The harness's own gate over every strategy × mode, each in a fresh process."""
     results = tmp_path_factory.mktemp("gates")
     done = subprocess.run(
@@ -25,8 +25,31 @@ def gate_verdicts(ms, tmp_path_factory) -> dict[tuple[str, str], gate.Verdict]:
     )  # fmt: skip
     assert done.returncode in (0, 1), done.stderr[-3000:]
     (run,) = (results / "raw").iterdir()
-    verdicts = [json.loads(p.read_text())["suite"]["verdict"] for p in run.glob("gate-*.json")]
+    return run
+
+
+@pytest.fixture(scope="session")
+def gate_verdicts(gate_run) -> dict[tuple[str, str], gate.Verdict]:
+    verdicts = [json.loads(p.read_text())["suite"]["verdict"] for p in gate_run.glob("gate-*.json")]
     return {(v["strategy"], v["mode"]): gate.Verdict(**v) for v in verdicts}
+
+
+def test_every_failure_has_a_standalone_reproduction(gate_run, gate_verdicts, tmp_path):
+    scripts = repro.write_all(gate_run, tmp_path, discovery.STRATEGIES_DIR)
+    failing = {k for k, v in gate_verdicts.items() if v.status in repro.FAILURES}
+    assert {tuple(p.stem.rsplit("-", 1)) for p in scripts} == failing
+    assert failing, "the suite is expected to find failures (set_data in graph at least)"
+    for path in scripts:
+        text = path.read_text()
+        assert "from bench" not in text and "import bench" not in text
+        done = subprocess.run(
+            [sys.executable, str(path)], cwd=tmp_path, capture_output=True, text=True, timeout=300
+        )
+        verdict = gate_verdicts[tuple(path.stem.rsplit("-", 1))]
+        want = {"incorrect": "REPRODUCED: ", "unsupported": "REPRODUCED: raises"}
+        assert want.get(verdict.status, "REPRODUCED: raises") in done.stdout, (path, done.stdout)
+        if verdict.status == "incorrect":
+            assert "raises" not in done.stdout.splitlines()[-1]
 
 
 def test_every_strategy_file_loads(ms):
