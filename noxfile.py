@@ -27,6 +27,28 @@ def bench(session: nox.Session) -> None:
     )
 
 
+RELEASES = ("2.7.2", "2.8.0", "2.9.0", "2.10.0")  # the CPU wheels PyPI has for Python 3.11
+
+
+@nox.session(tags=["releases"])
+@nox.parametrize("mindspore", RELEASES)
+def bench_release(session: nox.Session, mindspore: str) -> None:
+    """Benchmark on one MindSpore release into results/releases/<version>/ (`nox -t releases`)."""
+    measure = nox.project.dependency_groups(PYPROJECT, "measure")
+    session.install(f"mindspore=={mindspore}", *(d for d in measure if "mindspore" not in d))
+    _install(session, "report")
+    results = f"results/releases/{mindspore}"
+    args = ["--results-dir", results, "--plots-dir", f"{results}/plots", *session.posargs]
+    session.run("python", "-m", "bench", *args, interrupt_timeout=60, terminate_timeout=10)
+
+
+@nox.session(tags=["releases"])
+def releases(session: nox.Session) -> None:
+    """Write results/releases.md: verdicts and overhead per MindSpore release (newest runs)."""
+    _install(session, "report")
+    session.run("python", "-m", "bench.releases", "results/releases")
+
+
 @nox.session
 def tests(session: nox.Session) -> None:
     """Run the test suite: conformance gate, harness end to end, report."""

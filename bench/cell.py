@@ -1,7 +1,10 @@
 """The adaptive-clip cell in MindSpore: the forward and the update rule, shared by every strategy.
 
-A strategy subclasses :class:`ClipCell` and overrides only :meth:`ClipCell.update` (and ``layout``
-when it needs the 1-element vector). The base class with no update is the no-update control.
+A strategy subclasses :class:`ClipCell` and overrides :meth:`ClipCell.write`, "how do I write
+this value into this Parameter?" (and ``layout`` when it needs a 1-element vector instead of a 0-d
+Parameter). Every workload (the clip here, Batch Renormalization in ``bench/brn.py``) writes its
+state through ``write``, called straight from ``construct``. A strategy that only makes sense for
+the clip says ``WORKLOADS = ("clip",)``. The base class, which writes nothing, is the control.
 """
 
 from __future__ import annotations
@@ -29,19 +32,23 @@ class ClipCell(nn.Cell):
 
     def construct(self, x):
         out = ops.clip_by_value(x, -self.limit, self.limit)
-        self.update(x)
+        self.write(self.limit, self.next_limit(x))
         return out
 
     def next_limit(self, x):
         """The new limit, ``min(limit + inc_step * N, max_limit)``, as a tensor of the layout."""
         return ops.minimum(self.limit + self.inc_step * x.shape[0], self.max_limit)
 
-    def update(self, x):
-        """Write ``self.next_limit(x)`` into ``self.limit``. The base class does nothing."""
+    def write(self, param, value):
+        """Write ``value`` into the Parameter ``param``. The base class (the control) does not."""
 
     def after_step(self, out, x):
         """Host-side work after each call, outside the graph. Returns the step's output."""
         return out
+
+    def state_probe(self):
+        """The Parameter a step writes last: reading it waits for the step's writes."""
+        return self.limit
 
 
 class ScalarControl(ClipCell):

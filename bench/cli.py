@@ -8,7 +8,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench import discovery, modes, runner
+from bench import discovery, modes, runner, workloads
 from bench.gate import Verdict
 from bench.jobs import PRECISIONS
 
@@ -84,18 +84,22 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--gate-batch-sizes",
         type=_csv("gate batch sizes", _positive_int),
-        default=[4, 1024],
-        help="default 4,1024: the limit grows, then hits the cap",
+        help="default: the workload's (clip: 4,1024: the limit grows, then reaches the cap)",
+    )
+    p.add_argument(
+        "--workload",
+        default="clip",
+        help=f"what the cell computes: {', '.join(workloads.WORKLOADS)} (default clip)",
     )
     p.add_argument("--seed", type=int, default=0, help="input data and interleaving order")
     p.add_argument("--strategies-dir", type=Path, default=discovery.STRATEGIES_DIR)
     p.add_argument(
         "--results-dir",
         type=Path,
-        default=DEFAULT_RESULTS,
-        help="raw runs go to RESULTS_DIR/raw/<run-id>/, the summary to RESULTS_DIR",
+        help="raw runs go to RESULTS_DIR/raw/<run-id>/, the summary to RESULTS_DIR "
+        "(default results/, for --workload brn results/brn/)",
     )
-    p.add_argument("--plots-dir", type=Path, default=DEFAULT_PLOTS)
+    p.add_argument("--plots-dir", type=Path, help="default plots/ (plots/brn/ for brn)")
     p.add_argument(
         "--resume",
         nargs="?",
@@ -150,7 +154,10 @@ def make_plan(args) -> runner.Plan:
         timeout=args.timeout,
         seed=args.seed,
         gate_steps=args.gate_steps,
-        gate_batch_sizes=args.gate_batch_sizes,
+        gate_batch_sizes=list(
+            args.gate_batch_sizes or workloads.get(args.workload).gate_batch_sizes
+        ),
+        workload=args.workload,
     )
     overrides = {"processes": args.processes, "cell_seconds": args.cell_seconds}
     return runner.with_precision(plan, **{k: v for k, v in overrides.items() if v is not None})
@@ -172,6 +179,12 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         args = parser().parse_args(argv)
+        if args.workload not in workloads.WORKLOADS:
+            valid = ", ".join(workloads.WORKLOADS)
+            raise UsageError(f"unknown workload {args.workload!r} (valid: {valid})")
+        suffix = () if args.workload == "clip" else (args.workload,)
+        args.results_dir = args.results_dir or DEFAULT_RESULTS.joinpath(*suffix)
+        args.plots_dir = args.plots_dir or DEFAULT_PLOTS.joinpath(*suffix)
         if args.list:
             for name in discovery.strategy_names(args.strategies_dir):
                 print(f"strategy  {name}")

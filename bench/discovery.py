@@ -23,14 +23,20 @@ class Strategy:
     name: str
     description: str
     cell_class: type
-    # mode -> regex of the declared failure: the error raised, or the gate's 'incorrect' detail
+    # "<mode>" or "<workload>/<mode>" -> regex of the declared failure: the error raised, or the
+    # gate's "incorrect" detail
     expected_failures: dict[str, str] = field(default_factory=dict)
     control: bool = False
     path: Path | None = None
+    workloads: tuple[str, ...] | None = None  # None: every workload (through write)
 
     @property
     def layout(self) -> str:
         return self.cell_class.layout
+
+    def expected_failure(self, workload: str, mode: str) -> str | None:
+        """The declared failure in ``mode``: key ``"<workload>/<mode>"``, else ``"<mode>"``."""
+        return self.expected_failures.get(f"{workload}/{mode}", self.expected_failures.get(mode))
 
 
 class StrategyLoadError(Exception):
@@ -90,6 +96,7 @@ def load(name: str, folder: Path = STRATEGIES_DIR) -> Strategy:
         expected_failures=expected,
         control=bool(getattr(module, "CONTROL", False)),
         path=path,
+        workloads=tuple(module.WORKLOADS) if hasattr(module, "WORKLOADS") else None,
     )
 
 

@@ -12,11 +12,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from bench.spec import INITIAL_LIMIT, make_input, reference
-
-GATE_BATCH_SIZES = (4, 1024)  # the limit grows slowly at 4 and reaches the cap (3.0) at 1024
-GATE_STEPS = 30
-RTOL, ATOL = 1e-5, 1e-6  # float32: the update may be computed as limit + (new - limit)
+GATE_STEPS = 30  # clip: the limit grows slowly at batch 4 and reaches the cap (3.0) at 1024
 
 STATUSES = {
     "works": "matches the reference at every step",
@@ -24,6 +20,7 @@ STATUSES = {
     "incorrect": "runs without error but the output or the Parameter is wrong",
     "broken": "raises an error it does not declare",
     "unexpected-success": "declares an error for this mode but runs correctly",
+    "inexpressible": "the strategy cannot express this workload's state updates",
     "crashed": "the measuring process died",
     "timeout": "the measuring process did not finish in time",
     "missing": "no result: the run was interrupted before this cell",
@@ -60,13 +57,20 @@ def run_step(step, cell, x):
     return cell.after_step(step(x), x)
 
 
-def check(strategy, mode, batch_sizes=GATE_BATCH_SIZES, steps=GATE_STEPS, seed=0) -> Verdict:
-    """Gate ``strategy`` (a discovery.Strategy) in ``mode`` (a modes.Mode)."""
+def _describe(value) -> str:
+    value = np.asarray(value).reshape(-1)
+    return f"{value[0]:.6g}" if value.size == 1 else np.array2string(value, precision=5)
+
+
+def check(strategy, mode, batch_sizes=None, steps=GATE_STEPS, seed=0, workload="clip") -> Verdict:
+    """Gate ``strategy`` (a discovery.Strategy) in ``mode`` (a modes.Mode) on a workload."""
     import mindspore as ms
 
-    from bench.cell import read_limit
+    from bench import workloads
 
-    expected_error = strategy.expected_failures.get(mode.name)
+    work = workloads.get(workload)
+    batch_sizes = batch_sizes or work.gate_batch_sizes
+    expected_error = strategy.expected_failure(work.name, mode.name)
 
     def verdict(status, detail=""):
         failed = status in ("unsupported", "incorrect")
@@ -78,36 +82,41 @@ def check(strategy, mode, batch_sizes=GATE_BATCH_SIZES, steps=GATE_STEPS, seed=0
             return verdict("unsupported", first_line(exc))
         return verdict("broken", f"{where}: {first_line(exc)}")
 
+    reason = work.inexpressible(strategy)
+    if reason:
+        return verdict("inexpressible", f"cannot express the {work.name} workload: {reason}")
     mode.activate()
     for n in batch_sizes:
         try:
-            cell = strategy.cell_class()
+            cell = work.build(strategy)
             step = mode.prepare(cell)
         except Exception as exc:
             return raised(f"building the cell (batch {n})", exc)
-        inputs = (make_input(n, seed + i) for i in range(steps))
-        expected_steps = reference(inputs, INITIAL_LIMIT, update=not strategy.control)
-        for i, ref in enumerate(expected_steps, start=1):
-            x = ms.Tensor(ref.input)
-            try:
-                out = run_step(step, cell, x).asnumpy()
-                limit = read_limit(cell)
-            except Exception as exc:
-                return raised(f"step {i} at batch {n}", exc)
+        for i, ref in enumerate(work.reference(n, steps, seed, not strategy.control), start=1):
             where = f"step {i} at batch {n}"
-            if out.shape != ref.output.shape or not np.allclose(out, ref.output, RTOL, ATOL):
+            try:
+                out = run_step(step, cell, ms.Tensor(ref.input)).asnumpy()
+                state = work.observe(cell)
+            except Exception as exc:
+                return raised(where, exc)
+            if out.shape != ref.output.shape or not np.allclose(
+                out, ref.output, work.rtol, work.atol
+            ):
                 err = np.max(np.abs(out - ref.output)) if out.shape == ref.output.shape else "shape"
+                hint = f" ({ref.hint})" if ref.hint else ""
+                detail = f"wrong output at {where}: max |error| = {err:.3g}{hint}"
+                return verdict("incorrect", detail)
+            for name, want in ref.after.items():
+                got = np.asarray(state[name], np.float32).reshape(np.shape(want))
+                if np.allclose(got, want, work.rtol, work.atol):
+                    continue
+                same = np.array_equal(got, np.asarray(ref.before[name], np.float32))
+                kind = "Parameter unchanged" if same else "Parameter wrong"
+                error = np.max(np.abs(got - want))
                 return verdict(
                     "incorrect",
-                    f"wrong output at {where}: max |error| = {err:.3g} "
-                    f"(clip limit should be {ref.limit_before:.6g})",
-                )
-            if not np.isclose(limit, ref.limit_after, RTOL, ATOL):
-                kind = "Parameter unchanged" if limit == ref.limit_before else "Parameter wrong"
-                return verdict(
-                    "incorrect",
-                    f"{kind} after {where}: limit = {limit:.6g}, expected {ref.limit_after:.6g} "
-                    f"(|error| = {abs(limit - ref.limit_after):.3g})",
+                    f"{kind} after {where}: {name} = {_describe(got)}, expected "
+                    f"{_describe(want)} (|error| = {error:.3g})",
                 )
     if expected_error:
         return verdict(

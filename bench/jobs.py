@@ -44,6 +44,7 @@ class Job:
     precision: Precision = field(default_factory=Precision)
     gate_steps: int = 30
     gate_batch_sizes: tuple[int, ...] = (4, 1024)
+    workload: str = "clip"
 
     @property
     def label(self) -> str:

@@ -17,24 +17,28 @@ def pin_threads(n: int) -> dict:
     import mindspore as ms
 
     ms.set_device("CPU")
-    ms.device_context.cpu.op_tuning.threads_num(n)
+    try:  # not every MindSpore release has this API: then only the environment variables apply
+        ms.device_context.cpu.op_tuning.threads_num(n)
+        op_threads = n
+    except AttributeError:
+        op_threads = "unavailable in this MindSpore (OMP_NUM_THREADS only)"
     # The runtime's actor/dispatch threads stay at MindSpore's default: pinning them to 1 makes
     # the graph scheduler warn that "the performance may not reach the optimal level".
     return {
-        "op_threads": n,
+        "op_threads": op_threads,
         "dispatch_threads": "mindspore default",
         **{var: os.environ[var] for var in THREAD_ENV},
     }
 
 
 def sync(out, cell) -> None:
-    """Wait until all dispatched work is done.
+    """Wait until all dispatched work is done (the output, and the last state the step writes).
 
     ``mindspore.runtime.synchronize()`` only logs an error on the CPU in 2.10, so read the last
     output and the Parameter back instead: ``asnumpy`` waits for PyNative's queue to drain.
     """
     out.asnumpy()
-    cell.limit.asnumpy()
+    cell.state_probe().asnumpy()
 
 
 def peak_rss_bytes() -> int:

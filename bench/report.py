@@ -33,7 +33,7 @@ COLUMNS = (
     "run_id strategy mode batch_size status detail description layout is_control control "
     "processes processes_planned rounds steps_per_round step_median_s step_iqr_s noisy "
     "control_step_median_s ratio ratio_low ratio_high first_call_s control_first_call_s "
-    "samples_per_s peak_rss_mb final_limit_ok"
+    "samples_per_s peak_rss_mb final_state_ok"
 ).split() + list(RAW_COLUMNS)
 
 
@@ -73,7 +73,7 @@ def _measurement(bench: dict) -> dict:
         "first_call_s": info.get("first_call_s", np.nan),
         "control_first_call_s": info.get("control_first_call_s", np.nan),
         "peak_rss_bytes": info.get("peak_rss_bytes", np.nan),
-        "final_limit_ok": info.get("final_limit_ok", True),
+        "final_state_ok": info.get("final_state_ok", info.get("final_limit_ok", True)),
     }
 
 
@@ -146,7 +146,7 @@ def _numbers(measured: list[dict], batch_size: int, n_boot: int) -> dict:
         "control_first_call_s": float(np.median([m["control_first_call_s"] for m in measured])),
         "samples_per_s": batch_size / median,
         "peak_rss_mb": float(np.max([m["peak_rss_bytes"] for m in measured])) / 2**20,
-        "final_limit_ok": all(m["final_limit_ok"] for m in measured),
+        "final_state_ok": all(m["final_state_ok"] for m in measured),
         "step_groups": [m["step"].tolist() for m in measured],
         "ratio_groups": ratio_groups,
     }
@@ -284,8 +284,35 @@ def _answer_row(r, scale: float) -> list:
     return [r.batch_size, step, control, overhead, fmt_num(r.samples_per_s)]
 
 
-def _answer(df: pd.DataFrame) -> list[str]:
-    out = ["## 1. The answer", ""]
+def _silent_failures(df: pd.DataFrame) -> list[str]:
+    """The headline: combinations that run without an error but compute the wrong thing."""
+    rows = df[df.status == "incorrect"].drop_duplicates(["strategy", "mode"])
+    if rows.empty:
+        return ["No silent failure: every combination either works or raises an error.", ""]
+    out = [
+        f"**{len(rows)} strategy × mode combinations run without any error but leave the Parameter "
+        "or the output wrong** (caught by checking every step against the NumPy reference):",
+        "",
+    ]
+    out += [f"- `{r.strategy}` in {mode_label(r.mode)}: {r.detail}" for r in rows.itertuples()]
+    return [*out, ""]
+
+
+def _tie_note(df: pd.DataFrame, mode: str, best: str, runner_up: str, n_boot: int) -> str:
+    """At how many batch sizes the best is significantly faster than the runner-up."""
+    sizes, faster = 0, 0
+    for n in sorted(df.batch_size.unique()):
+        a, b = _cell(df[df["mode"] == mode], best, n), _cell(df[df["mode"] == mode], runner_up, n)
+        if not (a.step_groups and b.step_groups):
+            continue
+        sizes += 1
+        _, low, _ = stats.bootstrap_difference(b.step_groups, a.step_groups, n_boot=n_boot)
+        faster += low > 0
+    return f" `{best}` is significantly faster at {faster} of {sizes} batch sizes."
+
+
+def _answer(df: pd.DataFrame, n_boot: int = stats.N_BOOTSTRAP) -> list[str]:
+    out = ["## 1. The answer", "", *_silent_failures(df)]
     for mode in df["mode"].unique():
         means, label = ranking(df, mode), mode_label(mode)
         how = f" ({MODES[mode].description})" if mode in MODES else ""
@@ -303,6 +330,7 @@ def _answer(df: pd.DataFrame) -> list[str]:
         )
         if len(means) > 1:
             text += f" Runner-up: `{means.index[1]}`, ×{means.iloc[1] / means.iloc[0]:.2f} slower."
+            text += _tie_note(df, mode, best, means.index[1], n_boot)
         head = ["batch size", f"`{best}` ({unit}/step)", f"`{rows.control.iloc[0]}` ({unit}/step)"]
         head += ["update overhead × control [95 % CI]", "samples/s"]
         out += [text, "", *markdown_table(head, [_answer_row(r, scale) for r in rows.itertuples()])]
@@ -344,13 +372,13 @@ def _layout_note(df: pd.DataFrame) -> list[str]:
             out.append(
                 f"In {mode_label(mode)} the vector-layout control (no update at all) takes "
                 f"{spread} the step time of the scalar control across batch sizes: the Parameter "
-                f"layout changes the cost of the forward clip, so each strategy is compared with "
-                f"the control of its own layout."
+                f"layout changes the cost of the forward computation, so each strategy is compared "
+                f"with the control of its own layout."
             )
         elif not factor.empty:
             out.append(
                 f"In {mode_label(mode)} the vector-layout control takes {spread} the step "
-                f"time of the scalar control: the layout barely changes the forward clip."
+                f"time of the scalar control: the layout barely changes the forward computation."
             )
     return [line for note in out for line in (note, "")]
 
@@ -532,16 +560,25 @@ def _gaps(df: pd.DataFrame, problems: list[str]) -> list[str]:
     ]
 
 
+WORKLOAD_TITLES = {
+    "clip": "the adaptive-clip cell of the original report (clip to [-limit, limit], then "
+    "limit = min(limit + 1e-4 * N, 3.0))",
+    "brn": "Batch Renormalization (moving mean and variance, r_max and d_max written every step)",
+}
+
+
 def render_summary(
     df, manifest: dict, environment: dict, plots, problems, n_boot: int = stats.N_BOOTSTRAP
 ) -> str:
     """Markdown: answer, support matrix, tables, provenance, plots, missing cells and problems."""
     status = manifest.get("status", "unknown")
     out = [f"# Updating a MindSpore Parameter: run `{manifest.get('run_id')}`", ""]
+    workload = manifest.get("plan", {}).get("workload", "clip")
+    out += [f"Workload: **{WORKLOAD_TITLES.get(workload, workload)}**.", ""]
     if status != "complete":
         missing = int((df.status == "missing").sum())
         out += [f"> **This run is {status}**: {missing} of {len(df)} cells are missing.", ""]
-    out += _answer(df) + _support(df) + _step_times(df) + _overhead(df, n_boot) + _costs(df)
+    out += _answer(df, n_boot) + _support(df) + _step_times(df) + _overhead(df, n_boot) + _costs(df)
     out += _provenance(manifest, environment, n_boot)
     out += ["## 7. Plots", "", *(f"![{Path(p).stem}]({p})" for p in plots), ""]
     return "\n".join(out + _gaps(df, list(problems)))

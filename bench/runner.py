@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import os
 import random
 import secrets
@@ -44,6 +45,7 @@ class Plan:
     gate_jobs: int = 2
     gate_steps: int = 30
     gate_batch_sizes: list[int] = field(default_factory=lambda: [4, 1024])
+    workload: str = "clip"
 
     @classmethod
     def from_dict(cls, data: dict) -> Plan:
@@ -124,6 +126,7 @@ class Runner:
             precision=plan.precision,
             gate_steps=plan.gate_steps,
             gate_batch_sizes=tuple(plan.gate_batch_sizes),
+            workload=plan.workload,
         )
 
     @staticmethod
@@ -195,6 +198,7 @@ class Runner:
                 "run_id": job.run_id,
                 "strategy": job.strategy,
                 "mode": job.mode,
+                "workload": job.workload,
                 "process": job.process,
                 "verdict": verdict,
                 "cells": [
@@ -282,23 +286,43 @@ class Runner:
         todo = [j for j in jobs if not self.done(j)]
         if done:
             self.out(f"time: {done} of {total} cells kept from before")
-        state = {"done": done, "start": time.monotonic(), "new": 0}
+        state = {"done": done, "job_start": time.monotonic(), "left": list(todo)}
+        took: dict[tuple[str, str], list[float]] = {}  # seconds per finished job, by pair
+
+        def eta() -> float:
+            """Remaining jobs, each costed like finished jobs of its pair (else the average)."""
+            every = [t for times in took.values() for t in times]
+            if not every:
+                return float("nan")
+            mean = sum(every) / len(every)
+
+            def cost(j):
+                times = took.get((j.strategy, j.mode))
+                return sum(times) / len(times) if times else mean
+
+            current = state["left"][0]
+            running = max(0.0, cost(current) - (time.monotonic() - state["job_start"]))
+            return running + sum(cost(j) for j in state["left"][1:])
 
         def progress(fields):
             name, mode, n, process, step_s, ratio, low, high = fields
             state["done"] += 1
-            state["new"] += 1
-            elapsed = time.monotonic() - state["start"]
-            left = elapsed / state["new"] * (total - state["done"])
+            left = eta()
             self.out(
                 f"[{state['done']:>3}/{total}] {name} · {mode} · N={n} · p{process}: "
                 f"{float(step_s) * 1e3:8.3f} ms/step, vs control ×{float(ratio):.3f} "
-                f"[{float(low):.3f}, {float(high):.3f}] · ETA {_fmt(left)}"
+                f"[{float(low):.3f}, {float(high):.3f}] · ETA "
+                + ("…" if math.isnan(left) else _fmt(left))
             )
 
         for job in todo:
             before = state["done"]
+            state["job_start"] = time.monotonic()
             data = self.execute(job, on_line=progress)
+            took.setdefault((job.strategy, job.mode), []).append(
+                time.monotonic() - state["job_start"]
+            )
+            state["left"].pop(0)
             failed = [c for c in data["suite"].get("cells", []) if c["status"] != "works"]
             for cell in failed:
                 self.out(

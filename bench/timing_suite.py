@@ -2,23 +2,23 @@
 
 Each round times a block of k steps of the strategy with pytest-benchmark; the paired block of the
 same-layout no-update control runs right before or right after it (random order), untimed by
-pytest-benchmark but with the same clock, at the strategy's current limit. The clock stops only
+pytest-benchmark but with the same clock, at the strategy's current state (for the clip: the same
+limit, since the clip's cost depends on it). The clock stops only
 after ``sync``. Not collected by ``nox -s tests``: the worker passes this file to pytest itself.
 """
 
 from __future__ import annotations
 
+import gc
 import math
 import time
 
 import numpy as np
 import pytest
 
-from bench import stats
-from bench.cell import control_for, read_limit, write_limit
+from bench import stats, workloads
 from bench.gate import run_step
 from bench.measure import peak_rss_bytes, sync
-from bench.spec import INITIAL_LIMIT, make_input, next_limit
 
 TIMER = time.perf_counter  # the worker passes --benchmark-timer=time.perf_counter too
 
@@ -26,8 +26,8 @@ TIMER = time.perf_counter  # the worker passes --benchmark-timer=time.perf_count
 class Runner:
     """A prepared cell that counts the steps it has run (outside the timed region)."""
 
-    def __init__(self, cell_class, mode, x):
-        self.cell = cell_class()
+    def __init__(self, cell, mode, x):
+        self.cell = cell
         self.step = mode.prepare(self.cell)
         self.x = x
         self.steps = 0
@@ -67,27 +67,23 @@ def calibrate(runner: Runner, block_seconds: float, max_k: int = 4096) -> tuple[
         k *= 2 if elapsed * 4 > block_seconds else 4
 
 
-def expected_limit(steps: int, batch_size: int, update: bool = True) -> np.float32:
-    """The limit after ``steps`` steps from the start (a control never moves it)."""
-    limit = np.float32(INITIAL_LIMIT)
-    for _ in range(steps if update else 0):
-        limit = next_limit(limit, batch_size)
-        if limit >= 3.0:
-            break
-    return limit
-
-
 def test_step(benchmark, job, strategy, mode, batch_size):
+    import mindspore as ms
+
     precision = job.precision
-    x = __import__("mindspore").Tensor(make_input(batch_size, seed=job.seed))
-    subject = Runner(strategy.cell_class, mode, x)
-    control = Runner(control_for(strategy.layout), mode, x)
+    work = workloads.get(job.workload)
+    x = ms.Tensor(work.make_input(batch_size, seed=job.seed))
+    subject = Runner(work.build(strategy), mode, x)
+    control = Runner(work.build_control(strategy.layout), mode, x)
 
     warmup_steps = warm_up(subject, precision.warmup_seconds) + warm_up(
         control, precision.warmup_seconds
     )
-    k, block_s = calibrate(subject, precision.block_seconds)
-    rounds = math.ceil(precision.cell_seconds / precision.processes / (2 * max(block_s, 1e-9)))
+    # k comes from the control, so every strategy of a layout gets the same k in every process:
+    # the per-block sync is then amortized alike (PyNative's ratios depend on k otherwise).
+    k, control_block_s = calibrate(control, precision.block_seconds)
+    round_s = control_block_s + subject.timed_block(k)
+    rounds = math.ceil(precision.cell_seconds / precision.processes / max(round_s, 1e-9))
     rounds = min(max(rounds, precision.min_rounds), precision.max_rounds)
 
     rng = np.random.default_rng(job.seed + 7919 * job.process + batch_size)
@@ -96,7 +92,7 @@ def test_step(benchmark, job, strategy, mode, batch_size):
     round_index = iter(range(rounds))
 
     def paired_control():
-        write_limit(control.cell, read_limit(subject.cell))  # same limit, same clip cost; untimed
+        work.copy_state(subject.cell, control.cell)  # e.g. the same limit: same clip cost; untimed
         control_times.append(control.timed_block(k))
 
     def setup():
@@ -109,13 +105,23 @@ def test_step(benchmark, job, strategy, mode, batch_size):
         if positions[-1] == "after":
             paired_control()
 
-    benchmark.pedantic(subject.block, args=(k,), setup=setup, teardown=teardown, rounds=rounds)
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # for the control blocks too: pytest-benchmark only disables it for the target
+    try:
+        benchmark.pedantic(subject.block, args=(k,), setup=setup, teardown=teardown, rounds=rounds)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
 
     subject_times = list(benchmark.stats.stats.data)
     ratios = [s / c for s, c in zip(subject_times, control_times)]
     ratio, low, high = stats.hierarchical_bootstrap([ratios], seed=job.seed)
-    final = read_limit(subject.cell)
-    want = expected_limit(subject.steps, batch_size, update=not strategy.control)
+    final = work.observe(subject.cell)
+    want = work.after_steps(subject.steps, batch_size, update=not strategy.control)
+    final_ok = all(
+        np.allclose(np.asarray(final[name]).reshape(-1), value, rtol=1e-5, atol=1e-5)
+        for name, value in want.items()
+    )
     per = benchmark.stats.stats
     median_step = per.median / k
     benchmark.extra_info.update(
@@ -147,9 +153,12 @@ def test_step(benchmark, job, strategy, mode, batch_size):
             "ratio_ci95_within_process": [low, high],
             "peak_rss_bytes": peak_rss_bytes(),
             "steps_run": subject.steps,
-            "final_limit": float(final),
-            "expected_final_limit": float(want),
-            "final_limit_ok": bool(np.isclose(final, want, rtol=1e-5, atol=1e-5)),
+            "workload": work.name,
+            "final_state": {k: np.asarray(final[k]).reshape(-1).tolist() for k in want},
+            "expected_final_state": {
+                k: np.asarray(v).reshape(-1).tolist() for k, v in want.items()
+            },
+            "final_state_ok": bool(final_ok),
         }
     )
     print(
@@ -157,9 +166,7 @@ def test_step(benchmark, job, strategy, mode, batch_size):
         f"{median_step:.6e} {ratio:.4f} {low:.4f} {high:.4f}",
         flush=True,
     )
-    assert benchmark.extra_info["final_limit_ok"], (
-        f"after {subject.steps} timed steps the limit is {final}, expected {want}"
-    )
+    assert final_ok, f"after {subject.steps} timed steps the state is {final}, expected {want}"
 
 
 @pytest.fixture(scope="session")

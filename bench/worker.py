@@ -42,7 +42,7 @@ class _Plugin:
             return
         message = getattr(report.longrepr, "reprcrash", None)
         message = message.message if message else str(report.longrepr).splitlines()[-1]
-        status = "incorrect" if "timed steps the limit is" in message else "broken"
+        status = "incorrect" if "timed steps the state is" in message else "broken"
         self.cells[n] = {"batch_size": n, "status": status, "detail": message.splitlines()[0]}
 
 
@@ -60,6 +60,7 @@ def run(job: Job) -> dict:
         "strategy": job.strategy,
         "mode": job.mode,
         "process": job.process,
+        "workload": job.workload,
         "job": json.loads(job.to_json()),
         "threads": threads,
         "environment": environment(),
@@ -74,13 +75,17 @@ def run(job: Job) -> dict:
     suite.update(description=strategy.description, layout=strategy.layout, control=strategy.control)
 
     if job.kind == "gate":
-        verdict = gate.check(strategy, mode, job.gate_batch_sizes, job.gate_steps, seed=job.seed)
+        verdict = gate.check(
+            strategy, mode, job.gate_batch_sizes, job.gate_steps, job.seed, job.workload
+        )
         return {"suite": {**suite, "verdict": verdict.as_dict(), "finished": _now()}}
 
     import pytest
 
     mode.activate()
-    raw = Path(job.out).with_suffix(".pytest.json")
+    # pytest-benchmark's own file goes next to the logs: only finished results stand in the run
+    raw = Path(job.out).parent / "logs" / Path(job.out).with_suffix(".pytest.json").name
+    raw.parent.mkdir(parents=True, exist_ok=True)
     plugin = _Plugin(job, strategy, mode)
     args = [
         str(SUITE),

@@ -4,11 +4,14 @@ from mindspore import ops
 
 from bench.cell import ClipCell
 
-DESCRIPTION = "ops.assign(self.limit, new) inside construct"
+DESCRIPTION = "ops.assign(param, new) inside construct"
+
+# Under jit(capture_mode="bytecode") the write, made in a helper method, is dropped: no error.
+EXPECTED_FAILURES = {"jit_bytecode": "Parameter unchanged"}
 
 
 class Cell(ClipCell):
     layout = "scalar"
 
-    def update(self, x):
-        ops.assign(self.limit, self.next_limit(x))
+    def write(self, param, value):
+        ops.assign(param, value)

@@ -4,11 +4,14 @@ from mindspore import ops
 
 from bench.cell import ClipCell
 
-DESCRIPTION = "ops.assign_add(self.limit, new - limit) inside construct"
+DESCRIPTION = "ops.assign_add(param, new - param) inside construct"
+# Declared failures, "<mode>" or "<workload>/<mode>" -> regex of the error or the gate's finding:
+# under jit(capture_mode="bytecode") the write, made in a helper method, is dropped: no error.
+EXPECTED_FAILURES = {"jit_bytecode": "Parameter unchanged"}
 
 
 class Cell(ClipCell):
-    layout = "scalar"
+    layout = "scalar"  # or "vector": a 1-element Parameter (for index ops)
 
-    def update(self, x):
-        ops.assign_add(self.limit, self.next_limit(x) - self.limit)
+    def write(self, param, value):
+        ops.assign_add(param, value - param)

@@ -8,6 +8,7 @@ from mindspore import ops
 
 from bench.cell import ClipCell
 
+WORKLOADS = ("clip",)
 DESCRIPTION = "ops.assign(self.limit, ops.minimum(...)) written inline in construct"
 EXPECTED_FAILURES = {"jit_bytecode": "Parameter unchanged"}
 

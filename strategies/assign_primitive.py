@@ -4,7 +4,10 @@ from mindspore import ops
 
 from bench.cell import ClipCell
 
-DESCRIPTION = "self.assign_op = ops.Assign() in __init__; self.assign_op(self.limit, new)"
+DESCRIPTION = "self.assign_op = ops.Assign() in __init__; self.assign_op(param, new)"
+
+# Under jit(capture_mode="bytecode") the write, made in a helper method, is dropped: no error.
+EXPECTED_FAILURES = {"jit_bytecode": "Parameter unchanged"}
 
 
 class Cell(ClipCell):
@@ -14,5 +17,5 @@ class Cell(ClipCell):
         super().__init__()
         self.assign_op = ops.Assign()
 
-    def update(self, x):
-        self.assign_op(self.limit, self.next_limit(x))
+    def write(self, param, value):
+        self.assign_op(param, value)

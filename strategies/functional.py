@@ -4,6 +4,7 @@ from mindspore import ops
 
 from bench.cell import ClipCell
 
+WORKLOADS = ("clip",)
 DESCRIPTION = "construct returns (out, new); the caller does cell.limit.set_data(new)"
 
 # An AST-jit graph keeps its own copy of the Parameter and does not see the caller's set_data.

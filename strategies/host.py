@@ -3,6 +3,7 @@
 from bench.cell import ClipCell, write_limit
 from bench.spec import INITIAL_LIMIT, next_limit
 
+WORKLOADS = ("clip",)
 DESCRIPTION = (
     "construct reads only; the host computes the next limit and calls set_data after each step"
 )

@@ -1,15 +1,18 @@
-"""`ops.index_add` of the delta into a 1-element Parameter (the maintainers' KV-cache idiom)."""
+"""`ops.index_add` of the delta into a vector Parameter (the maintainers' KV-cache idiom)."""
 
-import numpy as np
-from mindspore import Tensor, ops
+import mindspore as ms
+from mindspore import ops
 
 from bench.cell import ClipCell
 
-DESCRIPTION = "ops.index_add(self.limit, [0], new - limit, 0) on a 1-element Parameter"
+DESCRIPTION = "ops.index_add(param, arange(len), new - param, 0); needs a vector Parameter"
+
+# Under jit(capture_mode="bytecode") the write, made in a helper method, is dropped: no error.
+EXPECTED_FAILURES = {"jit_bytecode": "Parameter unchanged"}
 
 
 class Cell(ClipCell):
     layout = "vector"
 
-    def update(self, x):
-        ops.index_add(self.limit, Tensor(np.zeros(1, np.int32)), self.next_limit(x) - self.limit, 0)
+    def write(self, param, value):
+        ops.index_add(param, ops.arange(param.shape[0], dtype=ms.int32), value - param, 0)

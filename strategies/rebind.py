@@ -3,10 +3,11 @@
 from bench.cell import ClipCell
 
 DESCRIPTION = "self.limit = new inside construct"
+WORKLOADS = ("clip",)
 
 
 class Cell(ClipCell):
     layout = "scalar"
 
-    def update(self, x):
-        self.limit = self.next_limit(x)
+    def write(self, param, value):
+        self.limit = value  # rebinding needs the attribute's name: this only fits the clip

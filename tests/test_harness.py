@@ -80,7 +80,7 @@ def test_end_to_end_json_structure(ms, tmp_path):
         assert info["first_call_s"] > 0 and info["peak_rss_bytes"] > 0 and info["samples_per_s"] > 0
         low, high = info["ratio_ci95_within_process"]
         assert low <= info["ratio_median"] <= high
-        assert info["final_limit_ok"] is True
+        assert info["final_state_ok"] is True and info["workload"] == "clip"
     assert "@@cell" not in done.stdout
     assert "[4/6]" in done.stdout.replace(" ", "") or "ETA" in done.stdout
 
@@ -176,6 +176,7 @@ def test_a_new_invocation_never_reuses_a_run(tmp_path):
         (["--timeout", "-1"], "must be positive"),
         (["--strategies-dir", "/nonexistent"], "does not exist"),
         (["--resume"], "nothing to resume"),
+        (["--workload", "bn"], "unknown workload 'bn' (valid: clip, brn)"),
     ],
 )
 def test_bad_arguments_fail_in_one_line_before_any_work(tmp_path, args, words):
@@ -213,3 +214,22 @@ def test_worker_json_is_data_only(tmp_path):
     for forbidden in ("pickle", "eval(", "exec(", "yaml.load("):
         assert forbidden not in src
     assert os.path.exists(ROOT / "bench" / "runner.py")
+
+
+@pytest.mark.mindspore
+def test_brn_workload_end_to_end(ms, tmp_path):
+    done = bench(
+        "--workload", "brn", "--strategies", "assign,host", "--modes", "graph", *TINY,
+        "--results-dir", str(tmp_path),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    run = only_run(tmp_path)
+    assert load(run, "manifest")["plan"]["workload"] == "brn"
+    host = load(run, "gate-host-graph")["suite"]["verdict"]
+    assert host["status"] == "inexpressible" and "WORKLOADS = ('clip',)" in host["detail"]
+    data = load(run, "time-assign-graph-p0")
+    assert data["suite"]["workload"] == "brn"
+    for entry in data["benchmarks"]:
+        info = entry["extra_info"]
+        assert info["workload"] == "brn" and info["final_state_ok"] is True
+        assert info["final_state"]["step"] == [info["steps_run"]]
