@@ -36,24 +36,23 @@ def _csv(kind, convert=str):
     return parse
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
-    return value
+def _positive(convert, what: str):
+    """An argparse type: ``convert(text)``, which must be > 0."""
+
+    def parse(text: str):
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+        return value
+
+    return parse
 
 
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
-    return value
+_positive_int = _positive(int, "a whole number")
+_positive_float = _positive(float, "a number")
 
 
 def parser() -> argparse.ArgumentParser:
