@@ -182,8 +182,9 @@ def main(argv=None) -> int:
             valid = ", ".join(workloads.WORKLOADS)
             raise UsageError(f"unknown workload {args.workload!r} (valid: {valid})")
         suffix = () if args.workload == "clip" else (args.workload,)
-        args.results_dir = args.results_dir or DEFAULT_RESULTS.joinpath(*suffix)
-        args.plots_dir = args.plots_dir or DEFAULT_PLOTS.joinpath(*suffix)
+        # absolute: workers run in the run's logs/ folder
+        args.results_dir = (args.results_dir or DEFAULT_RESULTS.joinpath(*suffix)).resolve()
+        args.plots_dir = (args.plots_dir or DEFAULT_PLOTS.joinpath(*suffix)).resolve()
         if args.list:
             for name in discovery.strategy_names(args.strategies_dir):
                 print(f"strategy  {name}")

@@ -750,6 +750,22 @@ def parse_args(argv, prog: str = "python -m bench.report") -> argparse.Namespace
     return p.parse_args(argv)
 
 
+def _related_pages(results_dir: Path) -> str:
+    """Links to the other reports next to this one (the other workload, the release page)."""
+    root = results_dir.parent if results_dir.name == "brn" else results_dir
+    pages = {
+        "Adaptive-clip workload": root / "summary.md",
+        "Batch Renormalization workload": root / "brn" / "summary.md",
+        "Across MindSpore releases": root / "releases.md",
+    }
+    links = [
+        f"- [{title}]({Path(os.path.relpath(path, results_dir)).as_posix()})"
+        for title, path in pages.items()
+        if path.is_file() and path.resolve() != (results_dir / "summary.md").resolve()
+    ]
+    return "\n## Related pages\n\n" + "\n".join(links) + "\n" if links else ""
+
+
 def main(argv=None) -> int:
     """Write results.csv, summary.md and plots for the given runs (default: the newest)."""
     try:
@@ -772,6 +788,7 @@ def main(argv=None) -> int:
     if len(run_dirs) > 1:
         others = ", ".join(f"`{d.name}`" for d in run_dirs[:-1])
         summary += f"\nresults.csv also holds the runs {others} (column `run_id`).\n"
+    summary += _related_pages(args.results_dir)
     write_text_atomic(args.results_dir / "summary.md", summary)
     print(f"report: wrote {args.results_dir}/summary.md, results.csv and {len(plots)} plots")
     return 0

@@ -98,7 +98,9 @@ class Runner:
             "run_id": self.run_dir.name,
             "status": status,
             "plan": asdict(self.plan),
-            "command": old.get("command", " ".join(["nox -s bench --", *argv])),
+            "command": old.get(
+                "command", " ".join(["nox -s bench", *(["--", *argv] if argv else [])])
+            ),
             "argv": old.get("argv", argv),
             "started": old.get("started", dt.datetime.now(dt.timezone.utc).isoformat()),
             "invocations": [*old.get("invocations", []), *extra.pop("invocation", [])],

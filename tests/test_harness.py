@@ -26,10 +26,11 @@ TINY = [
 ]  # fmt: skip
 
 
-def bench(*args, timeout=600, **kw) -> subprocess.CompletedProcess:
+def bench(*args, timeout=600, cwd=ROOT, **kw) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}  # for a cwd other than the repository
     return subprocess.run(
-        [sys.executable, "-m", "bench", *args], cwd=ROOT, capture_output=True, text=True,
-        timeout=timeout, **kw,
+        [sys.executable, "-m", "bench", *args], cwd=cwd, capture_output=True, text=True,
+        timeout=timeout, env=env, **kw,
     )  # fmt: skip
 
 
@@ -196,6 +197,16 @@ def test_unwritable_results_folder_is_refused(tmp_path):
     assert done.returncode == 2
     assert "cannot write to" in done.stderr and done.stderr.count("\n") == 1
     assert blocker.read_text() == "not a folder"
+
+
+@pytest.mark.mindspore
+def test_a_relative_results_folder_works(ms, tmp_path):
+    done = bench(
+        "--strategies", "assign", "--modes", "graph", *TINY, "--batch-sizes", "2",
+        "--results-dir", "results", "--gate-only", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert len(list((tmp_path / "results" / "raw").glob("*/gate-assign-graph.json"))) == 1
 
 
 def test_list_shows_strategies_and_modes():
