@@ -123,9 +123,12 @@ def write_all(run_dir: Path, out_dir: Path, strategies_dir: Path) -> list[Path]:
     written = []
     for path in sorted(Path(run_dir).glob("gate-*.json")):
         try:
-            verdict = json.loads(path.read_text())["suite"]["verdict"]
+            suite = json.loads(path.read_text())["suite"]
+            verdict = suite["verdict"]
         except (OSError, ValueError, KeyError):
             continue
+        if suite.get("workload", "clip") != "clip":
+            continue  # the scripts inline the clip cell; other workloads have none yet
         source = Path(strategies_dir) / f"{verdict['strategy']}.py"
         if verdict["status"] not in FAILURES or not source.is_file():
             continue
