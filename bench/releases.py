@@ -23,18 +23,22 @@ def version_key(version: str) -> tuple:
     return tuple(int(p) if p.isdigit() else p for p in version.replace("-", ".").split("."))
 
 
-def load_releases(folder: Path, n_boot: int = stats.N_BOOTSTRAP) -> dict[str, tuple]:
-    """{MindSpore version: (tidy frame, environment, manifest)} from the newest run per folder."""
-    found = {}
+def load_releases(folder: Path, n_boot: int = stats.N_BOOTSTRAP, extra=()) -> dict[str, tuple]:
+    """{MindSpore version: (tidy frame, environment, manifest)} from the newest run per folder.
+
+    ``extra`` run folders (e.g. the main reference run) are added, and win over ``folder``'s."""
+    runs = []
     for sub in sorted(Path(folder).glob("*/raw")):
         try:
-            run = report.find_run(None, sub)
+            runs.append(report.find_run(None, sub))
         except report.RunNotFound:
             continue
+    found = {}
+    for run in [*runs, *map(Path, extra)]:
         manifest, docs, problems = report.load_run(run)
         manifest["run_id"] = run.name
         env = report.environment(docs)
-        version = env.get("mindspore") or sub.parent.name
+        version = env.get("mindspore") or run.parent.parent.name
         found[version] = (report.tidy(manifest, docs, problems, n_boot=n_boot), env, manifest)
     return dict(sorted(found.items(), key=lambda kv: version_key(kv[0])))
 
@@ -123,9 +127,9 @@ def render(releases: dict[str, tuple], n_boot: int = stats.N_BOOTSTRAP) -> str:
     out = [
         "# Across MindSpore releases",
         "",
-        f"Releases measured: {', '.join(frames)}. One run per release, newest in each "
-        "`results/releases/<version>/raw/`; every cell's verdict comes from the conformance gate "
-        "of that release.",
+        f"Releases measured: {', '.join(frames)}. One run per release (see Provenance for each "
+        "run's command and precision); every cell's verdict comes from the conformance gate of "
+        "that release.",
         "",
         "## Compatibility per release",
         "",
@@ -172,12 +176,16 @@ def main(argv=None) -> int:
     p.add_argument("folder", type=Path, help="e.g. results/releases")
     p.add_argument("--out", type=Path, help="default: FOLDER.md (results/releases.md)")
     p.add_argument("--bootstrap", type=int, default=stats.N_BOOTSTRAP, metavar="N")
+    p.add_argument(
+        "--run", action="append", default=[], type=Path, metavar="RUN_DIR",
+        help="also use this run folder (its MindSpore version wins), e.g. results/raw/<id>",
+    )  # fmt: skip
     try:
         args = p.parse_args(sys.argv[1:] if argv is None else argv)
     except report.RunNotFound as err:
         print(f"releases: error: {err}", file=sys.stderr)
         return 2
-    releases = load_releases(args.folder, args.bootstrap)
+    releases = load_releases(args.folder, args.bootstrap, args.run)
     if not releases:
         print(f"releases: error: no runs under {str(args.folder)!r}/<version>/raw", file=sys.stderr)
         return 2

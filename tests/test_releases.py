@@ -54,3 +54,11 @@ def test_release_main_writes_the_page_and_refuses_an_empty_folder(tmp_path, caps
     assert (tmp_path / "releases.md").read_text().startswith("# Across MindSpore releases")
     assert releases.main([str(tmp_path / "nothing")]) == 2
     assert "no runs under" in capsys.readouterr().err
+
+
+def test_an_extra_run_joins_the_page(tmp_path):
+    fake_release(tmp_path / "releases", "2.9.0")
+    extra = fake_release(tmp_path / "main", "2.10.0")
+    args = [str(tmp_path / "releases"), "--bootstrap", "20", "--run", str(extra)]
+    assert releases.main(args) == 0
+    assert "| strategy | mode | 2.9.0 | 2.10.0 |" in (tmp_path / "releases.md").read_text()
