@@ -49,7 +49,7 @@ def verdicts(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
     for version, df in frames.items():
         first = df.sort_values("batch_size").groupby(["strategy", "mode"], sort=False).first()
         cols[version] = first["status"] + ": " + first["detail"].fillna("").str.slice(0, 90)
-    return pd.DataFrame(cols)
+    return pd.DataFrame(cols).sort_index()  # by strategy, then mode
 
 
 def _status(cell) -> str:
@@ -95,7 +95,7 @@ def overhead(frames: dict[str, pd.DataFrame], n_boot: int) -> list[str]:
             cells, previous = [], None
             for version in versions:
                 df = frames[version]
-                hit = df[(df.strategy == strategy) & (df.mode == mode) & (df.batch_size == n)]
+                hit = df[(df.strategy == strategy) & (df["mode"] == mode) & (df.batch_size == n)]
                 if hit.empty or hit.iloc[0].status != "works" or pd.isna(hit.iloc[0].ratio):
                     cells.append(_status(hit.iloc[0].status) if not hit.empty else "–")
                     previous = None

@@ -45,6 +45,8 @@ def test_release_page(tmp_path):
     assert fixed in page
     assert "| strategy | mode | 2.9.0 | 2.10.0 |" in page
     assert "### Batch size 64" in page
+    overhead = page.split("## Update overhead per release", 1)[1]
+    assert "| `assign` | GRAPH | 1." in overhead  # a measured ratio, not a dash
     assert "MindSpore 2.10.0: run `20260101T000000Z-abcd`" in page
 
 
