@@ -225,9 +225,12 @@ def main(argv=None) -> int:
         run_dir, plan, argv, out=lambda line: print(line, flush=True), gate_only=args.gate_only
     )
     if status == "interrupted":
+        where = [] if args.workload == "clip" else ["--workload", args.workload]
+        if args.results_dir != DEFAULT_RESULTS.joinpath(*where[1:]).resolve():
+            where += ["--results-dir", str(args.results_dir)]
         print(
             f"\ninterrupted: finished cells are kept in {run_dir}; finish the run with "
-            f"`nox -s bench -- --resume {run_dir.name}`",
+            f"`nox -s bench -- {' '.join([*where, '--resume', run_dir.name])}`",
             file=sys.stderr,
         )
     if args.gate_only:
