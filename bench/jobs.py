@@ -46,11 +46,6 @@ class Job:
     gate_batch_sizes: tuple[int, ...] = (4, 1024)
     workload: str = "clip"
 
-    @property
-    def label(self) -> str:
-        suffix = f" p{self.process}" if self.kind == "time" else ""
-        return f"{self.kind} {self.strategy} · {self.mode}{suffix}"
-
     def to_json(self) -> str:
         return json.dumps(asdict(self))
 
