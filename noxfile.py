@@ -10,69 +10,71 @@ nox.options.reuse_venv = "yes"  # the MindSpore wheel is ~800 MB: install it onc
 nox.options.sessions = ["tests", "lint"]
 
 PYPROJECT = nox.project.load_toml("pyproject.toml")
+RELEASES = ("2.7.2", "2.8.0", "2.9.0", "2.10.0")  # the CPU wheels PyPI has for Python 3.11
 
 
-def _install(session: nox.Session, *groups: str) -> None:
-    for group in groups:
-        session.install(*nox.project.dependency_groups(PYPROJECT, group))
+def _install(session: nox.Session, *groups: str, mindspore: str | None = None) -> None:
+    """The dependency groups, then this project itself (editable: no sys.path patching)."""
+    deps = [d for group in groups for d in nox.project.dependency_groups(PYPROJECT, group)]
+    if mindspore:
+        deps = [f"mindspore=={mindspore}", *(d for d in deps if not d.startswith("mindspore"))]
+    session.install(*dict.fromkeys(deps))
+    session.install("--no-deps", "-e", ".")
+
+
+def _bench(session: nox.Session, *args: str) -> None:
+    # Ctrl-C: give the runner time to stop its workers, record the run and write the report.
+    session.run("python", "-m", "bench", *args, interrupt_timeout=60, terminate_timeout=10)
 
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Benchmark every strategy × mode × batch size, then write the report."""
+    """Gate every strategy × shape × mode, time the working ones, write the report."""
     _install(session, "measure", "report")
-    # Ctrl-C: give the runner time to stop its workers, record the run and write the report.
-    session.run(
-        "python", "-m", "bench", *session.posargs, interrupt_timeout=60, terminate_timeout=10
-    )
-
-
-RELEASES = ("2.7.2", "2.8.0", "2.9.0", "2.10.0")  # the CPU wheels PyPI has for Python 3.11
+    _bench(session, *session.posargs)
 
 
 @nox.session(tags=["releases"])
 @nox.parametrize("mindspore", RELEASES)
 def bench_release(session: nox.Session, mindspore: str) -> None:
     """Benchmark on one MindSpore release into results/releases/<version>/ (`nox -t releases`)."""
-    measure = nox.project.dependency_groups(PYPROJECT, "measure")
-    session.install(f"mindspore=={mindspore}", *(d for d in measure if "mindspore" not in d))
-    _install(session, "report")
+    _install(session, "measure", "report", mindspore=mindspore)
     results = f"results/releases/{mindspore}"
-    args = ["--results-dir", results, "--plots-dir", f"{results}/plots", *session.posargs]
-    session.run("python", "-m", "bench", *args, interrupt_timeout=60, terminate_timeout=10)
+    _bench(session, "--results-dir", results, "--plots-dir", f"{results}/plots", "--publish",
+           *session.posargs)  # fmt: skip
 
 
 @nox.session(tags=["releases"])
 def releases(session: nox.Session) -> None:
     """Write results/releases.md: verdicts and overhead per MindSpore release (newest runs)."""
     _install(session, "report")
-    session.run("python", "-m", "bench.releases", "results/releases")
+    session.run("python", "-m", "bench.report.releases", "results/releases", *session.posargs)
 
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Run the test suite: conformance gate, harness end to end, report."""
+    """Run the test suite: conformance gate of every shape, harness end to end, report."""
     _install(session, "measure", "report", "test")
     session.run("python", "-m", "pytest", *session.posargs)
 
 
 @nox.session
 def report(session: nox.Session) -> None:
-    """Rebuild results/summary.md, results/results.csv and plots/ from a run (default: newest)."""
+    """Rebuild a run's report (default: the newest run; --publish for the reference report)."""
     _install(session, "report")
     session.run("python", "-m", "bench.report", *session.posargs)
 
 
 @nox.session
 def compare(session: nox.Session) -> None:
-    """Compare two runs cell by cell: `nox -s compare -- RUN_A RUN_B [--fail-above 0.05]`."""
+    """Compare two runs cell by cell: `nox -s compare -- RUN_A RUN_B [--only-changed]`."""
     _install(session, "report")
-    session.run("python", "-m", "bench.compare", *session.posargs)
+    session.run("python", "-m", "bench.report.compare", *session.posargs)
 
 
 @nox.session
 def lint(session: nox.Session) -> None:
     """Lint and check formatting with ruff."""
-    _install(session, "lint")
+    session.install(*nox.project.dependency_groups(PYPROJECT, "lint"))
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")

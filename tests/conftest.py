@@ -1,13 +1,10 @@
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURE_STRATEGIES = Path(__file__).resolve().parent / "fixtures" / "strategies"
-sys.path.insert(0, str(ROOT))
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 @pytest.fixture(scope="session")
@@ -16,3 +13,8 @@ def ms():
     mindspore = pytest.importorskip("mindspore")
     mindspore.set_device("CPU")
     return mindspore
+
+
+@pytest.fixture(scope="session")
+def fixture_strategies() -> Path:
+    return FIXTURES / "strategies"

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 
 import numpy as np
 import pytest
-from conftest import ROOT
 
-from bench import brn_spec, discovery, gate, modes
+from bench.core import records
+from bench.core.paths import ROOT
+from bench.measured import discovery, modes, shapes, workloads
+from bench.measured.workloads.brn import spec as brn_spec
 
 
 def test_schedule_ramps_then_holds():
@@ -22,7 +23,7 @@ def test_schedule_ramps_then_holds():
 
 def test_reference_first_step_is_batch_norm_and_r_d_clip_later():
     gamma, beta = np.ones(3, np.float32), np.zeros(3, np.float32)
-    x = brn_spec.make_input(16, seed=1)
+    x = brn_spec.make_batch(16, seed=1)
     y, state, (_, r, _) = brn_spec.train_step(x, gamma, beta, brn_spec.State.initial())
     assert np.allclose(r, 1.0)  # r_max = 1 and d_max = 0 at step 0: plain batch norm
     assert np.allclose(y.mean(axis=(0, 2, 3)), 0, atol=1e-5)
@@ -42,44 +43,55 @@ def test_reference_first_step_is_batch_norm_and_r_d_clip_later():
 def brn_gate(ms, tmp_path_factory):
     results = tmp_path_factory.mktemp("brn-gates")
     done = subprocess.run(
-        [sys.executable, "-m", "bench", "--workload", "brn", "--gate-only",
-         "--results-dir", str(results)],
-        cwd=ROOT, capture_output=True, text=True, timeout=1800,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "bench",
+            "--workload",
+            "brn",
+            "--gate-only",
+            "--results-dir",
+            str(results),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     assert done.returncode in (0, 1), done.stderr[-3000:]
     (run,) = (results / "raw").iterdir()
-    verdicts = [json.loads(p.read_text())["suite"]["verdict"] for p in run.glob("gate-*.json")]
-    return {(v["strategy"], v["mode"]): gate.Verdict(**v) for v in verdicts}
+    return records.read_verdicts(run, [])
 
 
 @pytest.mark.parametrize("mode", modes.MODE_NAMES)
 @pytest.mark.parametrize("name", discovery.strategy_names())
 def test_brn_gate_behaves_as_declared(brn_gate, name, mode):
-    verdict = brn_gate[(name, mode)]
-    if verdict.status == "inexpressible":  # reported, never silently skipped
-        assert "cannot express the brn workload" in verdict.detail
-        return
-    assert verdict.passed, f"{name} in {mode}: {verdict.status}: {verdict.detail}"
-    declared = discovery.load(name).expected_failure("brn", mode)
-    assert (verdict.status != "works") == bool(declared)
+    mine = [v for v in brn_gate if (v.strategy, v.mode) == (name, mode)]
+    assert mine, (name, mode)
+    for v in mine:
+        if v.status == "inexpressible":  # reported, never silently skipped
+            assert "cannot express the brn workload" in v.detail or "write" in v.detail
+    wrong = [v for v in mine if not v.as_declared]
+    assert not wrong, [f"{v.shape}: {v.finding} (declared: {v.expected})" for v in wrong]
 
 
 def test_the_generic_strategies_express_brn(brn_gate):
+    by = {(v.strategy, v.shape, v.mode): v for v in brn_gate}
     for name in ("assign", "assign_add", "assign_primitive", "index_add", "scatter_nd_update"):
-        assert brn_gate[(name, "graph")].status == "works"
-        assert brn_gate[(name, "jit_bytecode")].status == "incorrect"  # writes dropped silently
-    assert brn_gate[("copy_", "graph")].status == "incorrect"
-    assert brn_gate[("set_data", "graph")].status == "unsupported"
-    assert brn_gate[("host", "graph")].status == "inexpressible"
+        assert by[(name, "inline-param-construct", "graph")].status == "works"
+    assert by[("set_data", "inline-param-construct", "graph")].status == "raises"
+    assert by[("host", "-", "graph")].status == "inexpressible"
 
 
-@pytest.mark.parametrize("strategy", ["assign", "index_add"])
-def test_training_step_in_graph_mode_matches_numpy(ms, strategy):
+@pytest.mark.parametrize(
+    "strategy, shape", [("assign", "inline-param-construct"), ("index_add", "helper-view-method")]
+)
+def test_training_step_in_graph_mode_matches_numpy(ms, strategy, shape, tmp_path):
     """forward + backward (value_and_grad) + SGD in GRAPH_MODE: state writes survive autodiff."""
-    from bench.brn import brn_cell
-
+    work = workloads.get("brn")
+    variants, _ = work.variants(discovery.load(strategy), tmp_path, only={shape})
     modes.get("graph").activate()
-    net = brn_cell(discovery.load(strategy).cell_class)()
+    net = shapes.load_variant(variants[0].path)()
     lr, n = 0.1, 8
     rng = np.random.default_rng(5)
     weights = rng.standard_normal((n, 3, 32, 32)).astype(np.float32)
@@ -102,7 +114,7 @@ def test_training_step_in_graph_mode_matches_numpy(ms, strategy):
     gamma, beta = np.ones(3, np.float32), np.zeros(3, np.float32)
     state = brn_spec.State.initial()
     for step in range(1, 26):
-        x = brn_spec.make_input(n, seed=step)
+        x = brn_spec.make_batch(n, seed=step)
         y, state, cache = brn_spec.train_step(x, gamma, beta, state)
         dgamma, dbeta = brn_spec.param_grads(weights / weights.size, cache)
         loss, (g_gamma, g_beta) = train_step(ms.Tensor(x))

@@ -1,157 +1,211 @@
-"""The conformance gate over every discovered strategy × mode, and the gate's own failure modes."""
+"""The conformance gate over every strategy × shape × mode, the shapes it generates, and the
+gate's own failure modes."""
 
 from __future__ import annotations
 
-import json
+import ast
 import subprocess
 import sys
 import textwrap
+from collections import Counter
 
 import pytest
-from conftest import FIXTURE_STRATEGIES, ROOT
 
-from bench import discovery, gate, modes, repro
+from bench.core import records
+from bench.core.paths import ROOT, STRATEGIES_DIR
+from bench.measured import discovery, modes, shapes, workloads
+from bench.report import load, repro
+from bench.run import gate
 
 NAMES = discovery.strategy_names()
 
 
 @pytest.fixture(scope="session")
 def gate_run(ms, tmp_path_factory):
-    """The harness's own gate over every strategy × mode, each in a fresh process."""
+    """The harness's own gate over every strategy × shape × mode (forked worker processes)."""
     results = tmp_path_factory.mktemp("gates")
     done = subprocess.run(
         [sys.executable, "-m", "bench", "--gate-only", "--results-dir", str(results)],
-        cwd=ROOT, capture_output=True, text=True, timeout=1800,
-    )  # fmt: skip
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     assert done.returncode in (0, 1), done.stderr[-3000:]
     (run,) = (results / "raw").iterdir()
-    return run
+    return run, done
 
 
 @pytest.fixture(scope="session")
-def gate_verdicts(gate_run) -> dict[tuple[str, str], gate.Verdict]:
-    verdicts = [json.loads(p.read_text())["suite"]["verdict"] for p in gate_run.glob("gate-*.json")]
-    return {(v["strategy"], v["mode"]): gate.Verdict(**v) for v in verdicts}
+def verdicts(gate_run):
+    problems: list[str] = []
+    found = records.read_verdicts(gate_run[0], problems)
+    assert not problems
+    return found
 
 
-def test_every_failure_has_a_standalone_reproduction(gate_run, gate_verdicts, tmp_path):
-    scripts = repro.write_all(gate_run, tmp_path, discovery.STRATEGIES_DIR)
-    failing = {k for k, v in gate_verdicts.items() if v.status in repro.FAILURES}
-    assert {tuple(p.stem.rsplit("-", 1)) for p in scripts} == failing
-    assert failing, "the suite is expected to find failures (set_data in graph at least)"
-    for path in scripts:
+def test_the_gate_covers_every_strategy_shape_and_mode(verdicts):
+    work = workloads.get("clip")
+    got = Counter((v.strategy, v.mode) for v in verdicts)
+    for name in NAMES:
+        strategy = discovery.load(name)
+        expected = 1 if strategy.custom else len(work.shapes(strategy.layout))
+        for mode in modes.MODE_NAMES:
+            assert got[(name, mode)] == expected, (name, mode)
+
+
+@pytest.mark.parametrize("mode", modes.MODE_NAMES)
+@pytest.mark.parametrize("name", NAMES)
+def test_strategy_behaves_as_declared(verdicts, name, mode):
+    wrong = [v for v in verdicts if (v.strategy, v.mode) == (name, mode) and not v.as_declared]
+    assert not wrong, [f"{v.shape}: {v.finding} (declared: {v.expected})" for v in wrong]
+
+
+def test_a_run_as_declared_exits_0(gate_run):
+    assert gate_run[1].returncode == 0, gate_run[1].stdout[-3000:]
+
+
+def test_the_original_report_reproduces(verdicts):
+    """set_data in construct fails to compile in GRAPH_MODE with the original message."""
+    graph = [v for v in verdicts if (v.strategy, v.mode) == ("set_data", "graph")]
+    assert graph and all(v.status == "raises" for v in graph)
+    assert all(
+        "Failed to compile in GRAPH_MODE because the 'Parameter' object's method 'set_data'"
+        in v.detail
+        for v in graph
+    )
+    assert all(
+        v.status == "works" for v in verdicts if (v.strategy, v.mode) == ("set_data", "pynative")
+    )
+
+
+def test_reproduction_scripts_reproduce(gate_run, tmp_path):
+    """One script per kind of failure: standalone, and it shows the problem when run."""
+    run = load.load(gate_run[0], n_boot=0)
+    links = repro.write_all(run, tmp_path / "repros", pair_limit=0)
+    scripts = sorted(set(links["failures"].values()))
+    assert scripts, "the suite is expected to find failures (set_data in graph at least)"
+    classes = {}
+    for (_, mode, failure), link in links["failures"].items():
+        classes.setdefault((mode, failure.split(":")[0]), link)  # one per mode and status
+    for link in sorted(set(classes.values())):
+        path = tmp_path / link
         text = path.read_text()
         assert "from bench" not in text and "import bench" not in text
+        assert (path.parent / "clip_suite.py").is_file()
         done = subprocess.run(
             [sys.executable, str(path)], cwd=tmp_path, capture_output=True, text=True, timeout=300
         )
-        verdict = gate_verdicts[tuple(path.stem.rsplit("-", 1))]
-        if done.returncode < 0 and verdict.status == "incorrect":
-            # Seen with jit(capture_mode="bytecode"): the standalone script crashes MindSpore
-            # (SIGSEGV) where the suite's cell silently kept the old value. A problem either way.
-            continue
-        want = {"incorrect": "REPRODUCED: ", "unsupported": "REPRODUCED: raises"}
-        assert want.get(verdict.status, "REPRODUCED: raises") in done.stdout, (path, done.stdout)
-        if verdict.status == "incorrect":
-            assert "raises" not in done.stdout.splitlines()[-1]
+        if "crashes" in link or done.returncode < 0:
+            continue  # a crash reproduces as a crash
+        assert "REPRODUCED: " in done.stdout and "NOT REPRODUCED" not in done.stdout, (
+            link,
+            done.stdout,
+        )
 
 
 def test_every_strategy_file_loads(ms):
     loaded, broken = discovery.discover()
     assert not broken, [str(b) for b in broken]
-    assert {s.name for s in loaded} >= {
-        "assign",
-        "index_add",
-        "inplace_index_add",
-        "set_data",
-        "host",
-        "control_scalar",
-        "control_vector",
-    }
+    assert {s.name for s in loaded} >= {"assign", "index_add", "set_data", "host"}
 
 
-@pytest.mark.parametrize("mode", modes.MODE_NAMES)
-@pytest.mark.parametrize("name", NAMES)
-def test_strategy_behaves_as_declared(gate_verdicts, name, mode):
-    verdict = gate_verdicts[(name, mode)]
-    assert verdict.passed, f"{name} in {mode}: {verdict.status}: {verdict.detail}"
-    declared = discovery.load(name).expected_failure("clip", mode)
-    assert (verdict.status != "works") == bool(declared)
-
-
-def test_the_silent_failures_are_caught(gate_verdicts):
-    """Combinations that run without error yet leave the Parameter or the output wrong."""
-    for name, mode, words in [
-        ("assign_inline", "jit_bytecode", "Parameter unchanged"),
-        ("assign", "jit_bytecode", "Parameter unchanged"),
-        ("slice_ellipsis", "graph", "Parameter unchanged"),
-        ("host", "jit_ast", "wrong output"),
-    ]:
-        verdict = gate_verdicts[(name, mode)]
-        assert verdict.status == "incorrect" and words in verdict.detail, verdict
-
-
-def test_graph_set_data_reproduces_the_original_error(gate_verdicts):
-    verdict = gate_verdicts[("set_data", "graph")]
-    assert verdict.status == "unsupported"
-    assert "Failed to compile in GRAPH_MODE because the 'Parameter' object's method 'set_data'" in (
-        verdict.detail
-    )
+@pytest.mark.parametrize("workload", sorted(workloads.WORKLOADS))
+def test_every_shape_renders_and_inlines_the_write(ms, workload, tmp_path):
+    work = workloads.get(workload)
+    for strategy in discovery.discover()[0]:
+        if work.expressible(strategy):
+            continue
+        variants, inexpressible = work.variants(strategy, tmp_path)
+        assert variants, strategy.name
+        for why in inexpressible.values():
+            assert why in {"the write's last statement is not an expression"} or "write()" in why
+        for variant in variants:
+            text = open(variant.path).read()
+            ast.parse(text)
+            if variant.shape.values.get("write") == "inline":
+                assert "self.write(" not in text.split("class Variant", 1)[1], variant.path
+            if variant.shape.values.get("write") == "helper":
+                assert "self.write(" in text.split("class Variant", 1)[1], variant.path
+        text = open(variants[0].path).read() + "\nMODE = 'graph'\n" + work.driver()
+        script = shapes.script(text, "suite")
+        assert "from bench" not in script and "from suite import" in script
+        suite = shapes.suite_module(shapes.bench_imports(text))
+        assert "from bench" not in suite
+        tree = ast.parse(suite)
+        names = Counter(n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)))
+        assert all(c == 1 for c in names.values()), (
+            names
+        )  # inlined modules do not shadow each other
 
 
 @pytest.mark.parametrize(
     "name, status, words",
     [
-        ("unchanged", "incorrect", "Parameter unchanged after step 1 at batch 4"),
-        ("wrong_value", "incorrect", "Parameter wrong after step 1 at batch 4"),
-        ("wrong_output", "incorrect", "wrong output at step 1 at batch 4"),
-        ("raises_in_init", "broken", "ValueError: deliberately broken __init__"),
-        ("raises_in_step", "broken", "step 1 at batch 4: RuntimeError: deliberately broken step"),
+        ("unchanged", "incorrect", "Parameter unchanged after step 1 at batch 8192"),
+        ("wrong_value", "incorrect", "Parameter wrong after step 1 at batch 8192"),
+        ("wrong_output", "incorrect", "wrong output at step 1 at batch 8192"),
+        ("raises_in_init", "raises", "ValueError: deliberately broken __init__"),
+        (
+            "raises_in_step",
+            "raises",
+            "step 1 at batch 8192: RuntimeError: deliberately broken step",
+        ),
     ],
 )
 @pytest.mark.parametrize("mode", ["graph", "pynative"])
-def test_gate_names_the_failure(ms, name, status, words, mode):
-    verdict = gate.check(discovery.load(name, FIXTURE_STRATEGIES), modes.get(mode), steps=3)
-    assert (verdict.status, verdict.passed) == (status, False)
-    assert words in verdict.detail
+def test_gate_names_the_failure(ms, name, status, words, mode, fixture_strategies, tmp_path):
+    strategy = discovery.load(name, fixture_strategies)
+    work = workloads.get("clip")
+    variants, _ = work.variants(strategy, tmp_path)
+    variant = next(v for v in variants if v.shape.name in ("inline-param-after-expr", "as-written"))
+    got, detail = gate.check(shapes.load_variant(variant.path), work, modes.get(mode))
+    assert got == status and words in detail, detail
 
 
-def test_expected_failure_that_works_fails_the_gate(ms, tmp_path):
-    source = (FIXTURE_STRATEGIES / "good_assign.py").read_text()
-    (tmp_path / "stale.py").write_text(source + '\nEXPECTED_FAILURES = {"pynative": "boom"}\n')
-    verdict = gate.check(discovery.load("stale", tmp_path), modes.get("pynative"), steps=2)
-    assert verdict.status == "unexpected-success" and not verdict.passed
-
-
-def test_broken_modules_are_named_and_the_rest_load(ms):
-    loaded, broken = discovery.discover(FIXTURE_STRATEGIES)
-    reasons = {b.name: b.reason for b in broken}
-    assert "SyntaxError" in reasons["syntax_error"]
-    assert "does not define Cell" in reasons["missing_cell"]
-    assert "good_assign" in {s.name for s in loaded}
-
-
-def test_a_dropped_in_module_is_discovered_and_gated(ms, tmp_path):
-    (tmp_path / "my_assign.py").write_text(
-        textwrap.dedent(
-            '''
-            """My strategy."""
-            from mindspore import ops
-            from bench.cell import ClipCell
-
-            DESCRIPTION = "my ops.assign"
-
-            class Cell(ClipCell):
-                def write(self, param, value):
-                    ops.assign(param, value)
-            '''
-        )
+def test_the_contract_is_checked_where_a_newcomer_looks(ms, tmp_path):
+    (tmp_path / "custom.py").write_text(
+        textwrap.dedent('''
+        """Overrides construct without saying which workloads it fits."""
+        from bench.cell import ClipCell
+        DESCRIPTION = "x"
+        class Cell(ClipCell):
+            def construct(self, x):
+                return x
+    ''')
     )
-    assert discovery.strategy_names(tmp_path) == ["my_assign"]
-    loaded, broken = discovery.discover(tmp_path)
-    assert not broken
-    for mode in ("graph", "pynative"):
-        assert gate.check(loaded[0], modes.get(mode)).status == "works"
+    (tmp_path / "bad_regex.py").write_text(
+        textwrap.dedent('''
+        """A pasted error with parentheses."""
+        from bench.cell import ClipCell
+        DESCRIPTION = "x"
+        EXPECTED_FAILURES = {"graph": "the 'Parameter' (set_data"}
+        class Cell(ClipCell):
+            pass
+    ''')
+    )
+    _, broken = discovery.discover(tmp_path)
+    reasons = {b.name: b.reason for b in broken}
+    assert "overrides construct" in reasons["custom"] and "WORKLOADS" in reasons["custom"]
+    assert "not a valid regex" in reasons["bad_regex"] and "re.escape" in reasons["bad_regex"]
+
+
+def test_declarations_match_workload_shape_and_mode_patterns(ms, fixture_strategies):
+    strategy = discovery.load("good_assign", fixture_strategies)
+    declared = discovery.Strategy(
+        **{
+            **strategy.__dict__,
+            "expected_failures": {
+                "jit_bytecode": "a",
+                "brn/graph": "b",
+                "clip/helper-*/graph": "c",
+            },
+        }
+    )
+    assert declared.expected("clip", "inline-param-after-expr", "jit_bytecode") == "a"
+    assert declared.expected("brn", "inline-param-construct", "graph") == "b"
+    assert declared.expected("clip", "helper-param-after-arg", "graph") == "c"
+    assert declared.expected("clip", "inline-param-after-expr", "graph") is None
 
 
 def test_readme_template_is_a_real_strategy():
@@ -159,6 +213,6 @@ def test_readme_template_is_a_real_strategy():
     readme = (ROOT / "README.md").read_text()
     start = readme.index("This is `strategies/assign_add.py`:\n\n```python\n")
     block = readme[start:].split("```python\n", 1)[1].split("```", 1)[0]
-    assert block == (ROOT / "strategies" / "assign_add.py").read_text()
+    assert block == (STRATEGIES_DIR / "assign_add.py").read_text()
     assert len(block.splitlines()) <= 25
     assert "python3 -m nox -s bench -- --gate-only --strategies my_strategy" in readme

@@ -1,365 +1,242 @@
-"""The report: tidy frame, summary, plots and command line, on real (trimmed) run fixtures."""
+"""The report: tidy frames, Markdown that renders as GFM does, plots, files (no MindSpore).
+
+Fixtures are real runs, trimmed (tests/fixtures/runs/README.md)."""
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from markdown_it import MarkdownIt
 
-from bench import report
-from bench.gate import STATUSES
+from bench.core.schema import SchemaError
+from bench.report import answer, fmt, load, main, summary
 
 RUNS = Path(__file__).resolve().parent / "fixtures" / "runs"
-N_BOOT = 200  # enough for the tests; the command line default is stats.N_BOOTSTRAP
-SECTIONS = [
-    "## 1. The answer",
-    "## 2. Support matrix",
-    "## 3. Step time",
-    "## 4. Update overhead",
-    "## 5. Compile / first call, throughput, memory",
-    "## 6. Provenance",
-    "## 7. Plots",
-    "## 8. Missing cells and problems",
-]
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-
-
-def _build(name):
-    manifest, docs, problems = report.load_run(RUNS / name)
-    df = report.tidy(manifest, docs, problems, n_boot=N_BOOT)
-    env = report.environment(docs)
-    summary = report.render_summary(df, manifest, env, ["../plots/x.png"], problems, N_BOOT)
-    return manifest, docs, problems, df, summary
+N_BOOT = 200
+PNG = b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.fixture(scope="module")
 def complete():
-    return _build("complete")
+    return load.load(RUNS / "complete", n_boot=N_BOOT)
 
 
 @pytest.fixture(scope="module")
-def interrupted():
-    return _build("interrupted")
+def written(tmp_path_factory):
+    """The report of the complete fixture run, written as a run's own report."""
+    results = tmp_path_factory.mktemp("results")
+    shutil.copytree(RUNS / "complete", results / "raw" / "20260101T000000Z-test")
+    assert main.main(["--results-dir", str(results), "--bootstrap", str(N_BOOT)]) == 0
+    return results / "raw" / "20260101T000000Z-test" / "report"
 
 
-@pytest.fixture(scope="module")
-def damaged():
-    return _build("damaged")
+# -- Markdown as a Git host renders it ------------------------------------------------------
+def tables(markdown: str) -> list[list[list[str]]]:
+    """Every table as rows of cell texts, parsed by markdown-it-py's GFM table rule."""
+    tokens = MarkdownIt("commonmark").enable("table").parse(markdown)
+    out, row, inside = [], None, False
+    for tok in tokens:
+        if tok.type == "table_open":
+            out.append([])
+        elif tok.type == "tr_open":
+            row = []
+        elif tok.type in ("th_open", "td_open"):
+            inside = True
+        elif tok.type == "inline" and inside:
+            row.append(tok.content)
+            inside = False
+        elif tok.type == "tr_close":
+            out[-1].append(row)
+    return out
 
 
-def _section(summary: str, number: int) -> str:
-    start = summary.index(SECTIONS[number - 1])
-    end = summary.index(SECTIONS[number]) if number < len(SECTIONS) else len(summary)
-    return summary[start:end]
+def raw_widths(markdown: str) -> list[tuple[int, int, str]]:
+    """(cells in a table line, cells in its header, the line) as GFM splits unescaped pipes."""
+    out, header = [], None
+    for line in markdown.splitlines():
+        if not line.startswith("|"):
+            header = None
+            continue
+        cells = len(re.split(r"(?<!\\)\|", line.strip().strip("|")))
+        header = header or cells
+        out.append((cells, header, line))
+    return out
 
 
-def _cell(df, strategy, mode, n):
-    rows = df[(df.strategy == strategy) & (df["mode"] == mode) & (df.batch_size == n)]
-    assert len(rows) == 1
-    return rows.iloc[0]
+def test_every_generated_table_has_as_many_cells_as_its_header(written):
+    for page in ("summary.md", "shapes.md"):
+        text = (written / page).read_text()
+        assert tables(text), page
+        for cells, header, line in raw_widths(text):
+            assert cells == header, f"{page}: {line}"
+        for table in tables(text):
+            assert all(len(row) == len(table[0]) for row in table), page
 
 
-def _expected_best(df, mode):
-    """The recommendation, computed independently: fastest geometric mean among full workers."""
-    rows = df[(df["mode"] == mode) & ~df.is_control]
-    full = [s for s, g in rows.groupby("strategy") if (g.status == "works").all()]
-    means = {s: np.exp(np.log(rows[rows.strategy == s].step_median_s).mean()) for s in full}
-    return min(means, key=means.get)
+def test_the_support_matrix_shows_each_verdict_in_its_own_column(written, complete):
+    text = (written / "summary.md").read_text()
+    matrix = next(t for t in tables(text) if t[0][:2] == ["strategy", "layout"])
+    modes = [m.lower() for m in matrix[0][2:]]
+    v = complete.verdicts
+    for row in matrix[1:]:
+        strategy = row[0].strip("`")
+        for mode, cell in zip(modes, row[2:]):
+            mine = v[(v.strategy == strategy) & (v["mode"] == mode) & (v.status != "inexpressible")]
+            works = int((mine.status == "works").sum())
+            if len(mine) and works == len(mine):
+                assert cell.startswith("works"), (strategy, mode, cell)
+            elif len(mine) and works == 0:
+                assert not cell.startswith("works"), (strategy, mode, cell)
+            elif len(mine):
+                assert cell.startswith(f"works {works}/{len(mine)}"), (strategy, mode, cell)
 
 
-# -- loading and the tidy frame ---------------------------------------------------------------
-def test_load_run_reads_every_result(complete):
-    manifest, docs, problems, _, _ = complete
-    assert manifest["status"] == "complete"
-    assert problems == []
-    assert len(docs) == len(list((RUNS / "complete").glob("*.json"))) - 1
-    assert {d["suite"]["kind"] for d in docs} == {"gate", "time"}
+def test_cells_escape_pipes_and_newlines():
+    assert fmt.cell("a | b\nc") == "a \\| b c"
+    with pytest.raises(ValueError, match="row has 1 cells"):
+        fmt.table(["a", "b"], [["x"]])
 
 
-def test_tidy_has_one_row_per_planned_cell(complete):
-    manifest, _, _, df, _ = complete
-    plan = manifest["plan"]
-    assert len(df) == len(plan["strategies"]) * len(plan["modes"]) * len(plan["batch_sizes"])
-    assert not df.duplicated(["strategy", "mode", "batch_size"]).any()
-    wanted = {
-        "strategy", "mode", "batch_size", "status", "detail", "description", "layout",
-        "is_control", "processes", "step_median_s", "step_iqr_s", "noisy", "ratio",
-        "ratio_low", "ratio_high", "first_call_s", "samples_per_s", "peak_rss_mb",
-        "steps_per_round", "rounds",
-    }  # fmt: skip
-    assert wanted <= set(df.columns)
+# -- the answer -------------------------------------------------------------------------------
+def test_the_first_screen_answers_per_mode(written, complete):
+    text = (written / "summary.md").read_text()
+    head = text.split("## Support matrix")[0]
+    assert "## The answer" in head and len(head.splitlines()) < 60
+    answer_table = tables(head)[0]
+    assert answer_table[0][0] == "mode"
+    assert {r[0] for r in answer_table[1:]} == {fmt.mode_label(m) for m in complete.plan["modes"]}
 
 
-def test_tidy_statuses_of_a_complete_run(complete):
-    df = complete[3]
-    unsupported = df[df.status == "unsupported"]
-    assert set(zip(unsupported.strategy, unsupported["mode"])) == {("set_data", "graph")}
-    assert unsupported.detail.str.startswith("RuntimeError: Failed to compile in GRAPH_MODE").all()
-    assert unsupported.step_median_s.isna().all() and (unsupported.processes == 0).all()
-    works = df[df.status == "works"]
-    assert len(works) == len(df) - len(unsupported)
-    assert (works.processes == 2).all()
-    assert (works.ratio_low <= works.ratio).all() and (works.ratio <= works.ratio_high).all()
-    assert set(df[df.is_control].strategy) == {"control_scalar", "control_vector"}
-    assert set(df[df.layout == "vector"].strategy) == {
-        "control_vector", "index_add", "inplace_index_add"
-    }  # fmt: skip
+def test_the_recommendation_is_a_tie_broken_by_simplicity(complete):
+    for mode in complete.plan["modes"]:
+        ranked = answer.ranking(complete, mode, n_boot=N_BOOT)
+        pick = answer.recommendation(ranked)
+        if pick is None:
+            continue
+        tied = [r for r in ranked if r["tied"]]
+        assert pick in tied and ranked[0]["tied"]  # the fastest is always in its own tie
+        assert pick["simplicity"] == min(r["simplicity"] for r in tied)
 
 
-def test_tidy_pools_raw_rounds_over_processes(complete):
-    df = complete[3]
-    steps, ratios, first_calls = [], [], []
-    for p in (0, 1):
-        doc = json.loads((RUNS / "complete" / f"time-host-graph-p{p}.json").read_text())
-        bench = next(b for b in doc["benchmarks"] if b["extra_info"]["batch_size"] == 64)
-        steps += [t / bench["extra_info"]["steps_per_round"] for t in bench["stats"]["data"]]
-        ratios += bench["extra_info"]["ratio_data"]
-        first_calls.append(bench["extra_info"]["first_call_s"])
-    row = _cell(df, "host", "graph", 64)
-    assert row.step_median_s == pytest.approx(np.median(steps))
-    assert row.ratio == pytest.approx(np.median(ratios))
-    assert row.first_call_s == pytest.approx(np.median(first_calls))
-    assert row.rounds == len(steps)
-    assert row.samples_per_s == pytest.approx(64 / np.median(steps))
-    q1, q3 = np.percentile(steps, [25, 75])
-    assert row.step_iqr_s == pytest.approx(q3 - q1)
-    assert bool(row.noisy) == ((q3 - q1) / np.median(steps) > 0.10)
+def test_a_control_faster_than_its_subject_is_never_best(complete):
+    run = load.RunData(**{**complete.__dict__, "cells": complete.cells.copy()})
+    mode = run.plan["modes"][0]
+    fastest = answer.ranking(run, mode, n_boot=N_BOOT)[0]["strategy"]
+    run.cells.loc[
+        (run.cells["mode"] == mode) & (run.cells.strategy == fastest), "control_invalid"
+    ] = True
+    assert fastest not in {r["strategy"] for r in answer.ranking(run, mode, n_boot=N_BOOT)}
 
 
-def test_interrupted_run_has_missing_cells(interrupted):
-    manifest, _, problems, df, _ = interrupted
-    assert manifest["status"] == "interrupted" and problems == []
-    missing = df[df.status == "missing"]
-    assert set(zip(missing.strategy, missing["mode"])) == {
-        ("index_add", "pynative"),
-        ("inplace_index_add", "pynative"),
-    }
-    assert len(missing) == 2 * len(manifest["plan"]["batch_sizes"])
-    assert missing.detail.str.contains("no gate result").sum() == len(
-        manifest["plan"]["batch_sizes"]
+# -- the tidy frames --------------------------------------------------------------------------
+def test_cells_pool_processes_and_keep_their_spread(complete):
+    cells = complete.cells[complete.cells.processes > 0]
+    assert (cells.processes >= 1).all() and (cells.rounds >= 3 * cells.processes).all()
+    assert (cells.process_min_s <= cells.step_s + 1e-12).all()
+    assert (cells.step_s <= cells.process_max_s + 1e-12).all()
+    assert (cells.ratio_low <= cells.ratio).all() and (cells.ratio <= cells.ratio_high).all()
+    for r in cells.itertuples():
+        pooled = np.concatenate([np.asarray(g) for g in r.ratio_groups])
+        assert r.ratio == pytest.approx(np.median(pooled))
+    assert set(complete.cells.role) == {"update", "layout"}
+
+
+def test_an_interrupted_run_lists_what_is_missing(tmp_path):
+    run_dir = tmp_path / "run"
+    shutil.copytree(RUNS / "complete", run_dir)
+    for path in list((run_dir / "timing").glob("*-p1*.json")):
+        path.unlink()
+    manifest = (run_dir / "manifest.json").read_text().replace('"complete"', '"interrupted"')
+    (run_dir / "manifest.json").write_text(manifest)
+    run = load.load(run_dir, n_boot=N_BOOT)
+    text = summary.render(run, "t", [], {}, {}, N_BOOT)
+    assert "This run is interrupted" in text
+    assert (run.cells[run.cells.processes > 0].processes == 1).all()
+
+
+def test_damaged_files_are_named_and_skipped(tmp_path):
+    run_dir = tmp_path / "run"
+    shutil.copytree(RUNS / "complete", run_dir)
+    victim = sorted((run_dir / "timing").glob("*.json"))[0]
+    victim.write_text(victim.read_text()[: len(victim.read_text()) // 2])
+    (run_dir / "gate" / "notes.json").write_text('{"not": "a verdict"}')
+    run = load.load(run_dir, n_boot=N_BOOT)
+    assert any(victim.name in p and "unreadable" in p for p in run.problems)
+    assert any("notes.json" in p for p in run.problems)
+    assert len(run.verdicts) > 0
+
+
+def test_a_newer_schema_is_refused_with_a_clear_error(tmp_path, capsys):
+    results = tmp_path / "results"
+    run_dir = results / "raw" / "20260101T000000Z-new"
+    shutil.copytree(RUNS / "complete", run_dir)
+    manifest = (run_dir / "manifest.json").read_text()
+    (run_dir / "manifest.json").write_text(
+        manifest.replace('"schema_version": 2', '"schema_version": 99')
     )
-    partial = _cell(df, "host", "graph", 64)
-    assert partial.status == "works" and partial.processes == 1
-    assert "1 of 2" in partial.detail
+    with pytest.raises(SchemaError):
+        load.load(run_dir, n_boot=0)
+    assert main.main(["--results-dir", str(results)]) == 2
+    assert "newer than this suite reads" in capsys.readouterr().err
 
 
-def test_damaged_run_names_bad_files_and_keeps_going(damaged):
-    _, docs, problems, df, _ = damaged
-    assert any(p.startswith("time-assign-pynative-p1.json: unreadable JSON") for p in problems)
-    assert any(p.startswith("notes.json") for p in problems)
-    assert len(problems) == 2
-    assert {d["_file"] for d in docs}.isdisjoint({"time-assign-pynative-p1.json", "notes.json"})
-    crashed = df[df.status == "crashed"]
-    assert set(zip(crashed.strategy, crashed["mode"])) == {("host", "graph"), ("host", "pynative")}
-    assert crashed[crashed["mode"] == "graph"].detail.str.contains("p1: worker died").all()
-    assert _cell(df, "host", "graph", 64).processes == 1  # p0 still measured
-    assert _cell(df, "host", "pynative", 64).layout == "scalar"  # taken from the graph gate
-    assert _cell(df, "assign", "pynative", 64).processes == 1
-    assert sorted(df.batch_size.unique()) == [1, 64, 1024]
+def test_version_1_runs_still_render(tmp_path):
+    run = load.load(RUNS / "v1", n_boot=N_BOOT)
+    assert len(run.verdicts) and len(run.cells)
+    assert set(run.verdicts["shape"]) == {"as-written"}
+    text = summary.render(run, "t", [], {}, {}, N_BOOT)
+    assert "## The answer" in text
 
 
-def test_untimed_cells_say_why(complete):
-    manifest, docs = complete[0], complete[1]
-    gates = [json.loads(json.dumps(d)) for d in docs if d["suite"]["kind"] == "gate"]
-    for doc in gates:
-        if (doc["suite"]["strategy"], doc["suite"]["mode"]) == ("control_scalar", "graph"):
-            doc["suite"]["verdict"]["status"] = "broken"
-    df = report.tidy({**manifest, "argv": ["--gate-only"]}, gates, n_boot=0)
-    assert _cell(df, "control_scalar", "graph", 1).status == "broken"
-    assert _cell(df, "assign", "graph", 1).status == "skipped"  # its control failed the gate
-    assert _cell(df, "index_add", "graph", 1).status == "missing"  # vector control is fine
-    assert "--gate-only" in _cell(df, "index_add", "graph", 1).detail
-
-
-def test_load_run_without_manifest_uses_the_documents(tmp_path):
-    shutil.copytree(RUNS / "damaged", tmp_path / "run")
-    (tmp_path / "run" / "manifest.json").unlink()
-    manifest, docs, problems = report.load_run(tmp_path / "run")
-    assert manifest == {} and any(p.startswith("manifest.json") for p in problems)
-    df = report.tidy(manifest, docs, problems, n_boot=0)
-    assert {"assign", "host", "set_data"} <= set(df.strategy)
-    assert df.ratio_low.isna().all()  # n_boot=0: point estimates only
-
-
-# -- the summary ------------------------------------------------------------------------------
-def test_summary_has_every_section_in_order(complete):
-    summary = complete[4]
-    positions = [summary.index(s) for s in SECTIONS]
-    assert positions == sorted(positions)
-    assert summary.startswith("# ") and "`complete`" in summary.splitlines()[0]
-
-
-def test_answer_names_the_fastest_working_strategy_per_mode(complete):
-    df, summary = complete[3], complete[4]
-    answer = _section(summary, 1)
-    for mode in ("graph", "pynative"):
-        best = _expected_best(df, mode)
-        assert re.search(rf"\*\*{mode.upper()} \(.*\): use `{best}`\*\*", answer)
-
-
-def test_answer_numbers_come_from_the_frame(complete):
-    df, summary = complete[3], complete[4]
-    answer = _section(summary, 1)
-    for mode in ("graph", "pynative"):
-        rows = df[(df["mode"] == mode) & (df.strategy == _expected_best(df, mode))]
-        unit, scale = report.time_unit(rows.step_median_s)
-        assert f"`{rows.strategy.iloc[0]}` ({unit}/step)" in answer
-        for r in rows.itertuples():
-            ratio = report.fmt_ratio(r.ratio, r.ratio_low, r.ratio_high)
-            step = report.fmt_num(r.step_median_s * scale)
-            control = report.fmt_num(r.control_step_median_s * scale)
-            assert f"| {r.batch_size} | {step} | {control} | {ratio} |" in answer
-
-
-def test_answer_quotes_the_set_data_error_and_the_fix(complete):
-    df, summary = complete[3], complete[4]
-    answer = _section(summary, 1)
-    error = _cell(df, "set_data", "graph", 1).detail.splitlines()[0]
-    assert f"**`set_data` cannot be used in GRAPH** (`{error}`)" in answer
-    assert "It works in PYNATIVE." in answer
-    assert f"In GRAPH use `{_expected_best(df, 'graph')}` instead" in answer
-
-
-def test_answer_reports_the_vector_control_factor(complete):
-    df, summary = complete[3], complete[4]
-    controls = df[df.is_control & (df["mode"] == "graph")]
-    scalar = controls[controls.layout == "scalar"].set_index("batch_size").step_median_s
-    vector = controls[controls.layout == "vector"].set_index("batch_size").step_median_s
-    factor = vector / scalar
-    assert factor.median() > report.LAYOUT_NOTABLE_FACTOR  # this machine's data: a real effect
-    expected = f"In GRAPH the vector-layout control (no update at all) takes ×{factor.min():.2f}"
-    assert expected in _section(summary, 1)
-
-
-def test_support_matrix_and_status_legend(complete):
-    support = _section(complete[4], 2)
-    set_data = next(line for line in support.splitlines() if line.startswith("| `set_data`"))
-    assert "| unsupported: RuntimeError: Failed to compile in GRAPH_MODE" in set_data
-    assert set_data.endswith("| works |")
-    assert f"- **unsupported**: {STATUSES['unsupported']}" in support
-    assert "| `control_vector` (control) | vector | works | works |" in support
-
-
-def test_step_time_tables_mark_best_and_noise(complete):
-    df, summary = complete[3], complete[4]
-    steps = _section(summary, 3)
-    assert "### GRAPH (" in steps and "### PYNATIVE (" in steps
-    graph = df[(df["mode"] == "graph") & (df.batch_size == 1)]
-    fastest = graph[~graph.is_control & (graph.status == "works")].step_median_s.idxmin()
-    unit, scale = report.time_unit(df[df["mode"] == "graph"].step_median_s)
-    assert f"### GRAPH ({unit} per step)" in steps
-    line = next(x for x in steps.splitlines() if x.startswith(f"| `{df.strategy[fastest]}` |"))
-    assert (
-        line.split("|")[2]
-        .strip()
-        .startswith(f"**{report.fmt_num(df.step_median_s[fastest] * scale)}**")
+# -- files ------------------------------------------------------------------------------------
+def test_the_report_writes_every_file_and_plot(written):
+    for name in ("summary.md", "shapes.md", "results.csv", "verdicts.csv"):
+        assert (written / name).is_file(), name
+    pngs = list((written / "plots").glob("*.png"))
+    assert {"support.png", "layout.png"} <= {p.name for p in pngs}
+    assert all(p.read_bytes()[:8] == PNG for p in pngs)
+    text = (written / "summary.md").read_text()
+    for link in re.findall(r"\]\(([^)#]+)\)", text):
+        if not link.startswith("http"):
+            assert (written / link).exists(), link
+    csv = pd.read_csv(written / "results.csv")
+    assert {"strategy", "shape", "mode", "batch_size", "ratio", "ratio_low", "ratio_high"} <= set(
+        csv.columns
     )
-    noisy = df[df.noisy & (df.processes > 0)].iloc[0]
-    assert f"(! {noisy.step_iqr_s / noisy.step_median_s:.0%})" in steps
 
 
-def test_overhead_section_tests_differences(complete):
-    overhead = _section(complete[4], 4)
-    assert "### GRAPH" in overhead and "### PYNATIVE" in overhead
-    assert overhead.count("**bold** = significant") == 2
-    assert re.search(r"\*\*[+-]\d\.\d\d \[[+-]\d\.\d\d, [+-]\d\.\d\d\]\*\*", overhead)
+def test_repro_scripts_come_with_the_suite_module(written):
+    scripts = list((written / "repros").glob("*@*.py"))
+    assert scripts and (written / "repros" / "clip_suite.py").is_file()
+    for path in scripts:
+        text = path.read_text()
+        assert "from bench" not in text and "from clip_suite import" in text
 
 
-def test_provenance(complete):
-    _, docs, _, _, summary = complete
-    provenance = _section(summary, 6)
-    cpu = docs[-1]["machine_info"]["cpu"]["brand_raw"]
-    for text in (cpu, "vm", "MindSpore 2.10.0", "`complete` (complete)", "nox -s bench --"):
-        assert text in provenance
-    assert "processes=2" in provenance and "synchronized once" in provenance
+def test_publish_writes_the_reference_report(tmp_path):
+    results = tmp_path / "results"
+    shutil.copytree(RUNS / "complete", results / "raw" / "20260101T000000Z-test")
+    plots = tmp_path / "plots"
+    args = [
+        "--results-dir",
+        str(results),
+        "--plots-dir",
+        str(plots),
+        "--publish",
+        "--bootstrap",
+        "50",
+    ]
+    assert main.main(args) == 0
+    assert (results / "summary.md").is_file() and list(plots.glob("*.png"))
+    assert "](../plots/" in (results / "summary.md").read_text()
 
 
-def test_interrupted_summary_lists_missing_cells(interrupted):
-    summary = interrupted[4]
-    assert "> **This run is interrupted**: 10 of 70 cells are missing." in summary
-    gaps = _section(summary, 8)
-    assert "- missing: `index_add` · PYNATIVE · N=1: not timed" in gaps
-    assert "- no problems reading the run" in gaps
-
-
-def test_damaged_summary_lists_problems_and_crashes(damaged):
-    summary = damaged[4]
-    gaps = _section(summary, 8)
-    assert "- problem: time-assign-pynative-p1.json: unreadable JSON" in gaps
-    assert "| crashed: worker exited with code 134; last output: Aborted |" in _section(summary, 2)
-    assert f"- **crashed**: {STATUSES['crashed']}" in summary
-
-
-# -- plots and the command line ---------------------------------------------------------------
-OLD, NEW = "20260101T000000Z-aaaa", "20260102T000000Z-bbbb"
-
-
-def test_plots_are_png(damaged, tmp_path):
-    paths = report.write_plots(damaged[3], tmp_path / "plots", "vm")
-    assert len(paths) == 3 * 2 + 1
-    for path in paths:
-        assert path.read_bytes()[:8] == PNG_MAGIC
-    assert not list((tmp_path / "plots").glob(".*"))  # no temporary files left
-
-
-@pytest.fixture
-def results(tmp_path):
-    shutil.copytree(RUNS / "damaged", tmp_path / "results" / "raw" / OLD)
-    shutil.copytree(RUNS / "complete", tmp_path / "results" / "raw" / NEW)
-    return tmp_path
-
-
-def _main(results, *args):
-    dirs = ["--results-dir", str(results / "results"), "--plots-dir", str(results / "plots")]
-    return report.main([*args, *dirs, "--bootstrap", "50"])
-
-
-def test_main_reports_the_newest_run_by_default(results):
-    assert _main(results) == 0
-    summary = (results / "results" / "summary.md").read_text()
-    assert summary.startswith(f"# Updating a MindSpore Parameter: run `{NEW}`")
-    csv = pd.read_csv(results / "results" / "results.csv")
-    assert len(csv) == 70 and "step_groups" not in csv.columns
-    assert set(csv.run_id) == {NEW}
-    assert csv[csv.status == "unsupported"].strategy.unique().tolist() == ["set_data"]
-    links = re.findall(r"!\[[^]]*\]\(([^)]+)\)", summary)
-    assert len(links) == 7 and all(link.startswith("../plots/") for link in links)
-    for link in links:
-        assert (results / "results" / link).read_bytes()[:8] == PNG_MAGIC
-    assert not list((results / "results").glob(".*"))  # written atomically, nothing left over
-
-
-def test_main_accepts_a_path_and_several_runs(results):
-    assert _main(results, str(results / "results" / "raw" / OLD)) == 0
-    assert f"run `{OLD}`" in (results / "results" / "summary.md").read_text()
-    assert _main(results, NEW, OLD) == 0
-    csv = pd.read_csv(results / "results" / "results.csv")
-    assert csv.groupby("run_id").size().to_dict() == {OLD: 24, NEW: 70}
-    summary = (results / "results" / "summary.md").read_text()
-    assert f"run `{OLD}`" in summary and f"results.csv also holds the runs `{NEW}`" in summary
-
-
-def test_main_unknown_run_is_one_line_and_exit_2(results, capsys):
-    assert _main(results, "no-such-run") == 2
+def test_report_errors_are_one_line(tmp_path, capsys):
+    assert main.main(["nope", "--results-dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1
-    assert "no run 'no-such-run'" in err and NEW in err
-    assert not (results / "results" / "summary.md").exists()
-
-
-def test_main_without_runs_is_exit_2(tmp_path, capsys):
-    assert report.main(["--results-dir", str(tmp_path)]) == 2
-    assert "no runs in" in capsys.readouterr().err
-
-
-def test_report_does_not_import_mindspore():
-    code = "import sys, bench.report, bench.compare; sys.exit('mindspore' in sys.modules)"
-    root = Path(__file__).resolve().parent.parent
-    assert subprocess.run([sys.executable, "-c", code], cwd=root, check=False).returncode == 0
+    assert err.startswith("report: error: no run 'nope'") and err.count("\n") == 1

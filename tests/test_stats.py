@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench import stats
+from bench.core import stats
 
 
 def test_interval_contains_the_median_and_narrows_with_more_data():
@@ -40,3 +40,15 @@ def test_difference_detects_a_shift_and_not_its_absence():
     assert lo > 0 and lo <= d <= hi
     _, lo, hi = stats.bootstrap_difference(b, [g + 0.0 for g in b], n_boot=500)
     assert lo <= 0 <= hi
+
+
+def test_bootstrap_ratio_treats_the_process_as_the_unit():
+    rng = np.random.default_rng(4)
+    a = [rng.normal(1.0, 0.01, 200) for _ in range(2)]
+    shifted = [rng.normal(1.1, 0.01, 200) for _ in range(2)]
+    ratio, low, high, p = stats.bootstrap_ratio(a, shifted, n_boot=500)
+    assert 1.05 < low <= ratio <= high and p <= 0.01
+    # two processes that disagree: many rounds each do not make the difference significant
+    wobbly = [rng.normal(mu, 0.01, 200) for mu in (0.9, 1.12)]
+    _, low, high, p = stats.bootstrap_ratio(a, wobbly, n_boot=500)
+    assert low < 1 < high and p > 0.05

@@ -1,0 +1,1 @@
+"""Shared plumbing: paths, atomic files, argument helpers, the result model, statistics."""

@@ -1,0 +1,31 @@
+"""Where things live. The project is installed editable, so these are folders of the checkout."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+STRATEGIES_DIR = ROOT / "strategies"
+RESULTS_DIR = ROOT / "results"
+PLOTS_DIR = ROOT / "plots"
+DEFAULT_WORKLOAD = "clip"
+
+
+def results_dir(workload: str = DEFAULT_WORKLOAD) -> Path:
+    """The reference report of a workload: ``results/`` for the clip, ``results/<name>/`` else."""
+    return RESULTS_DIR if workload == DEFAULT_WORKLOAD else RESULTS_DIR / workload
+
+
+def plots_dir(workload: str = DEFAULT_WORKLOAD) -> Path:
+    """The reference plots of a workload: ``plots/`` for the clip, ``plots/<name>/`` else."""
+    return PLOTS_DIR if workload == DEFAULT_WORKLOAD else PLOTS_DIR / workload
+
+
+def raw_dir(results: Path) -> Path:
+    """Run folders of a results folder: ``<results>/raw/<run-id>/``."""
+    return Path(results) / "raw"
+
+
+def runs(raw: Path) -> list[Path]:
+    """Run folders under ``raw``, oldest first (run ids sort by start time)."""
+    return sorted(p for p in Path(raw).glob("*") if (p / "manifest.json").is_file())

@@ -1,0 +1,19 @@
+"""The workloads: what the measured cell computes. One package each, registered here."""
+
+from __future__ import annotations
+
+from bench.measured.workloads.base import Expected, Workload
+from bench.measured.workloads.brn import WORKLOAD as BRN
+from bench.measured.workloads.clip import WORKLOAD as CLIP
+
+WORKLOADS: dict[str, Workload] = {w.name: w for w in (CLIP, BRN)}
+
+
+def get(name: str) -> Workload:
+    try:
+        return WORKLOADS[name]
+    except KeyError:
+        raise ValueError(f"unknown workload {name!r} (valid: {', '.join(WORKLOADS)})") from None
+
+
+__all__ = ["WORKLOADS", "Expected", "Workload", "get"]

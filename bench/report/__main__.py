@@ -1,0 +1,5 @@
+import sys
+
+from bench.report.main import main
+
+sys.exit(main())

@@ -1,0 +1,165 @@
+"""summary.md: the answer first, then the evidence (pure functions: RunData -> Markdown)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bench.core import stats
+from bench.core.schema import MEANINGS
+from bench.report import answer, costs, fmt, matrix
+from bench.report.load import RunData
+
+SECTIONS = (
+    "The answer",
+    "Support matrix",
+    "What flips a verdict",
+    "What it costs",
+    "Layout",
+    "Shape screen",
+    "First call",
+    "Errors",
+    "Provenance",
+    "Plots",
+    "Missing cells and problems",
+)
+
+
+def _title(run: RunData, title: str) -> list[str]:
+    env = run.environment
+    status = run.manifest.status
+    head = [
+        f"# {title}",
+        "",
+        f"Run `{run.manifest.run_id}` ({status}) · MindSpore {env.get('mindspore', '?')} · "
+        f"{env.get('cpu', '?')} · {str(run.manifest.started)[:10]} · command "
+        f"`{run.manifest.command}` · see [Provenance](#provenance).",
+        "",
+    ]
+    if status != "complete":
+        head += [f"> **This run is {status}**: some cells are missing (listed at the end).", ""]
+    return head
+
+
+def _errors(run: RunData) -> list[str]:
+    v = run.verdicts
+    rows = v[v.status == "raises"]
+    if rows.empty:
+        return ["No strategy raised an error.", ""]
+    out = []
+    for failure, group in rows.groupby("failure"):
+        example = group.iloc[0]
+        where = sorted({f"`{r.strategy}` {fmt.mode_label(r.mode)}" for r in group.itertuples()})
+        out += [
+            f"- **{failure.split(': ', 1)[-1]}** ({len(group)} shapes: {', '.join(where)}):",
+            "",
+            "  ```",
+            f"  {example.detail}",
+            "  ```",
+            "",
+        ]
+    return out
+
+
+def _provenance(run: RunData, n_boot: int) -> list[str]:
+    env, m = run.environment, run.manifest
+    precision = ", ".join(f"{k}={v}" for k, v in m.plan.get("precision", {}).items())
+    phases = ", ".join(f"{k} {v:.0f} s" for k, v in m.phases.items())
+    facts = [
+        ["run", f"`{m.run_id}` ({m.status}), started {m.started}, finished {m.finished or '–'}"],
+        ["first measurement", str(env.get("first_measurement"))],
+        ["wall time per phase", phases or "–"],
+        ["command", f"`{m.command}`"],
+        ["machine", f"{env.get('cpu')}, {env.get('cpu_count')} CPUs, {env.get('platform')}"],
+        ["threads", ", ".join(f"{k}={v}" for k, v in (env.get("threads") or {}).items())],
+        [
+            "versions",
+            f"Python {env.get('python')}, MindSpore {env.get('mindspore')}, NumPy "
+            f"{env.get('numpy')}, pytest-benchmark {env.get('pytest_benchmark')}",
+        ],
+        ["git commit", f"{env.get('commit')}" + (" (dirty)" if env.get("dirty") else "")],
+        ["precision", precision],
+    ]
+    return [
+        *fmt.table(["", ""], facts),
+        "**Step time** is throughput: a round times a block of k steps synchronized once at its "
+        "end (k fixed per control and batch size for the whole run); per-step = block / k. Each "
+        "round's paired no-update block (same layout, same read, same state) runs right before or "
+        "after it in random order. **Intervals** are 95 % two-level bootstrap intervals (resample "
+        f"processes, then rounds; {n_boot} resamples), so they cover between-process spread. A "
+        "cell gets more processes until its overhead interval is narrower than the target or the "
+        "maximum is reached.",
+        "",
+    ]
+
+
+def _missing(run: RunData) -> list[str]:
+    cells = run.cells
+    bad = cells[cells.status != "works"] if len(cells) else cells
+    lines = [
+        f"- `{r.strategy}` (`{r.shape}`) {fmt.mode_label(r.mode)} N={r.batch_size}: "
+        f"{r.status}: {r.detail}"
+        for r in bad.itertuples()
+    ]
+    lines += [f"- problem: {p}" for p in run.problems]
+    return (lines or ["- none"]) + [""]
+
+
+def render(
+    run: RunData,
+    title: str,
+    plots: list[str],
+    links: dict,
+    pages: dict,
+    n_boot: int = stats.N_BOOTSTRAP,
+) -> str:
+    table, _ = answer.answer_table(run, n_boot)
+    silent = answer.failure_lines(run, "incorrect", links.get("failures", {}))
+    raises = answer.failure_lines(run, "raises", links.get("failures", {}))
+    crashes = answer.failure_lines(run, "crashed", links.get("failures", {}))
+    out = _title(run, title)
+    out += ["## The answer", "", *table]
+    out += [
+        "Each strategy is timed in the fastest of its working code shapes (see Shape screen) "
+        "against its no-update twin; ties (not significantly slower at any batch size) are broken "
+        "by simplicity. [Every shape of every strategy]"
+        f"({pages.get('shapes', 'shapes.md')}).",
+        "",
+    ]
+    if silent:
+        out += [
+            "**Silent failures** (no error; the output or the Parameter is wrong):",
+            "",
+            *silent,
+            "",
+        ]
+    if raises:
+        out += ["**Errors** (full text under Errors):", "", *raises, ""]
+    if crashes:
+        out += ["**Crashes** (the process dies):", "", *crashes, ""]
+    finding = costs.layout_finding(run)
+    if finding:
+        repro = links.get("layout")
+        out += [f"**Layout.** {finding}" + (f" [Repro]({repro})." if repro else ""), ""]
+    legend = [f"- **{s}**: {MEANINGS[s]}" for s in MEANINGS if str(s) in set(run.verdicts.status)]
+    out += [
+        "## Support matrix",
+        "",
+        "Shapes per strategy and mode:",
+        "",
+        *matrix.support(run),
+        *legend,
+        "",
+    ]
+    out += ["## What flips a verdict", "", *matrix.pairs_section(run, links.get("shapes", {}))]
+    out += ["## What it costs", "", *costs.per_mode(run)]
+    out += ["## Layout", "", *costs.layout(run)]
+    out += ["## Shape screen", "", *costs.screen(run)]
+    out += ["## First call", "", *costs.first_call(run)]
+    out += ["## Errors", "", *_errors(run)]
+    out += ["## Provenance", "", *_provenance(run, n_boot)]
+    out += ["## Plots", "", *(f"![{Path(p).stem}]({p})" for p in plots), ""]
+    out += ["## Missing cells and problems", "", *_missing(run)]
+    related = pages.get("related", [])
+    if related:
+        out += ["## Related pages", "", *related, ""]
+    return "\n".join(out)

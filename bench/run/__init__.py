@@ -1,0 +1,1 @@
+"""How it is run: plan, conformance gate, worker processes, timing, supervision, progress."""

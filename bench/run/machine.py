@@ -1,0 +1,105 @@
+"""What a worker process needs around the timer: thread pinning, memory, the machine's facts."""
+
+from __future__ import annotations
+
+import os
+import platform
+import resource
+import sys
+
+THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def pin_threads(n: int) -> dict:
+    """Pin every thread pool we know of to ``n`` (call before MindSpore runs any op)."""
+    for var in THREAD_ENV:
+        os.environ[var] = str(n)
+    import mindspore as ms
+
+    ms.set_device("CPU")
+    try:  # not every MindSpore release has this API: then only the environment variables apply
+        ms.device_context.cpu.op_tuning.threads_num(n)
+        op_threads = n
+    except AttributeError:
+        op_threads = "unavailable in this MindSpore (OMP_NUM_THREADS only)"
+    # The runtime's actor/dispatch threads stay at MindSpore's default: pinning them to 1 makes
+    # the graph scheduler warn that "the performance may not reach the optimal level".
+    return {
+        "op_threads": op_threads,
+        "dispatch_threads": "mindspore default",
+        **{var: os.environ[var] for var in THREAD_ENV},
+    }
+
+
+def peak_rss_bytes() -> int:
+    """Peak resident memory of this process so far (ru_maxrss is KiB on Linux, bytes on macOS)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak if sys.platform == "darwin" else peak * 1024)
+
+
+def environment() -> dict:
+    """Versions and machine facts recorded with every result."""
+    import mindspore as ms
+    import numpy as np
+
+    try:
+        import pytest_benchmark
+
+        pb = pytest_benchmark.__version__
+    except Exception:  # pragma: no cover
+        pb = None
+    return {
+        "python": platform.python_version(),
+        "mindspore": ms.__version__,
+        "numpy": np.__version__,
+        "pytest_benchmark": pb,
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "node": platform.node(),
+        "cpu_count": os.cpu_count(),
+        "cpu": cpu_model(),
+    }
+
+
+def cpu_model() -> str:
+    """The CPU's model name (Linux: /proc/cpuinfo), else the machine type."""
+    try:
+        for line in open("/proc/cpuinfo").read().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _busy_seconds() -> float | None:
+    """CPU-seconds all processes of the machine have run so far (Linux: /proc/stat)."""
+    try:
+        fields = open("/proc/stat").readline().split()[1:]
+    except OSError:
+        return None
+    ticks = [int(f) for f in fields]
+    idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)  # idle + iowait
+    return (sum(ticks[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+class LoadMeter:
+    """How busy the rest of the machine was while this process measured (in CPUs).
+
+    A neighbour that takes a core changes what a 2-core machine measures, so every timing file
+    records it: ``others_cpus`` = (machine CPU time - this process's CPU time) / wall time."""
+
+    def __init__(self):
+        self.start = (os.times(), _busy_seconds())
+
+    def read(self) -> dict:
+        (t0, busy0), t1, busy1 = self.start, os.times(), _busy_seconds()
+        wall = t1.elapsed - t0.elapsed
+        own = (t1.user + t1.system) - (t0.user + t0.system)
+        if busy0 is None or busy1 is None or wall <= 0:
+            return {"wall_s": wall, "own_cpus": own / wall if wall > 0 else None}
+        return {
+            "wall_s": round(wall, 2),
+            "own_cpus": round(own / wall, 3),
+            "others_cpus": round(max(0.0, (busy1 - busy0) - own) / wall, 3),
+        }

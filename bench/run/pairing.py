@@ -1,0 +1,159 @@
+"""Paired blocks: a subject cell and its no-update twin, timed in alternation at the same state.
+
+Every number the suite prints comes from here. The rules:
+
+- A *block* is k consecutive steps of one cell, synchronized once, at its end (``asnumpy`` of the
+  step's output and of the Parameter the step writes last: ``mindspore.runtime.synchronize()``
+  does nothing on the CPU). The clock stops after that synchronization, so no dispatched work
+  leaks out of a timed block. This is throughput, what a training loop sees; k is chosen so a
+  block of the control lasts at least ``block_seconds`` and is then fixed per control and batch
+  size for the whole run (every process, every strategy).
+- Each subject block is paired with a control block run right before or right after it (random
+  order), after copying the subject's state into the control (untimed): the clip's cost depends
+  on the limit, so the control runs at the subject's limit.
+- Both cells step through the same :class:`Stepper`, so the only difference inside the clock is
+  the update itself. GC is off for both.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from contextlib import contextmanager
+
+import numpy as np
+
+from bench.run.gate import run_step
+
+TIMER = time.perf_counter
+
+
+class Stepper:
+    """A prepared cell. Each call runs one step; the last call of an armed block synchronizes."""
+
+    def __init__(self, workload, variant_class, mode, x):
+        self.workload = workload
+        self.cell, self.params = workload.build(variant_class)
+        self.step = mode.prepare(self.cell)
+        self.x = x
+        self.probe = workload.probe(self.params)
+        self.left = 0
+        self.steps = 0
+        self.arm(1)
+        start = TIMER()
+        self()
+        self.first_call_s = TIMER() - start  # graph compilation, or the first dispatch
+
+    def arm(self, k: int) -> None:
+        """The next ``k`` calls form a block: the k-th one synchronizes."""
+        self.left = k
+
+    def __call__(self) -> None:
+        out = run_step(self.step, self.cell, self.x)
+        self.steps += 1
+        self.left -= 1
+        if self.left == 0:
+            out.asnumpy()
+            self.probe.asnumpy()
+
+    def timed_block(self, k: int) -> float:
+        self.arm(k)
+        start = TIMER()
+        for _ in range(k):
+            self()
+        return TIMER() - start
+
+    def warm_up(self, seconds: float, min_steps: int = 3) -> int:
+        start, steps = TIMER(), 0
+        while steps < min_steps or TIMER() - start < seconds:
+            self.timed_block(1)
+            steps += 1
+        return steps
+
+
+@contextmanager
+def gc_off():
+    """GC disabled for the blocks of both cells (pytest-benchmark only does it for its target)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def calibrate(
+    stepper: Stepper,
+    block_seconds: float,
+    min_steps: int = 1,
+    max_block: float = 0.25,
+    max_k: int = 4096,
+) -> tuple[int, float]:
+    """Smallest power of two k whose block takes at least ``block_seconds``, and at least
+    ``min_steps`` unless that block would exceed ``max_block``; returns (k, block time)."""
+    k = 1
+    while True:
+        elapsed = stepper.timed_block(k)
+        if elapsed >= block_seconds or k >= max_k:
+            break
+        k *= 2 if elapsed * 4 > block_seconds else 4
+    if k < min_steps:
+        per_step = elapsed / k
+        cap = 2 ** int(np.log2(max(1.0, max_block / max(per_step, 1e-9))))
+        k = max(k, min(min_steps, cap))
+        elapsed = stepper.timed_block(k)
+    return k, elapsed
+
+
+def rounds_for(seconds: float, round_s: float, low: int, high: int) -> int:
+    return int(min(max(np.ceil(seconds / max(round_s, 1e-9)), low), high))
+
+
+class Pair:
+    """A subject and its control, and the paired control blocks of a run of rounds."""
+
+    def __init__(self, subject: Stepper, control: Stepper, k: int, positions: list[str]):
+        self.subject, self.control, self.k = subject, control, k
+        self.positions = positions  # per round: the control block "before" or "after" it
+        self.control_s: list[float] = []
+        self.ended = 0  # rounds ended so far
+
+    def control_block(self) -> None:
+        self.subject.workload.copy_state(self.subject.params, self.control.params)
+        self.control.probe.asnumpy()  # the copy is finished before the clock starts
+        self.control_s.append(self.control.timed_block(self.k) / self.k)
+
+    def begin(self) -> None:
+        """Before the first subject block."""
+        if self.positions and self.positions[0] == "before":
+            self.control_block()
+        self.subject.arm(self.k)
+
+    def end_round(self, *_) -> None:
+        """After a subject block: its control if "after", the next round's if "before"."""
+        r = self.ended
+        self.ended += 1
+        if r >= len(self.positions):
+            return  # pytest-benchmark's extra call after the last round
+        if self.positions[r] == "after":
+            self.control_block()
+        if r + 1 < len(self.positions) and self.positions[r + 1] == "before":
+            self.control_block()
+        self.subject.arm(self.k)
+
+    def run_own_clock(self) -> list[float]:
+        """The rounds without pytest-benchmark (the screen): subject per-step times."""
+        times = []
+        self.begin()
+        for _ in self.positions:
+            start = TIMER()
+            for _ in range(self.k):
+                self.subject()
+            times.append((TIMER() - start) / self.k)
+            self.end_round()
+        return times
+
+
+def positions(rng: np.random.Generator, rounds: int) -> list[str]:
+    return ["before" if b else "after" for b in rng.random(rounds) < 0.5]

@@ -1,0 +1,75 @@
+"""What to time: each strategy in its fastest working shape, plus the layout cells.
+
+Pure functions over verdicts and the screen (no MindSpore), so the choice is testable.
+
+- Only what works is timed: silent failures and errors are known from the gate already.
+- What a shape costs is decided by how the forward reads the state (the layout cells show a
+  (1,) bound read directly costs ×3–60, a 0-d view little): the screen times, at one batch size
+  against the same base control, the simplest working shape of each way of reading (the
+  workload's ``cost_dims``), and the cheapest wins; reads within ``TIE`` of it are a tie, broken
+  by simplicity (the workload's order of each dimension's values), never by noise. The other
+  dimensions (where the write sits, how the new value is computed) are assumed not to change the
+  cost: ``--screen all`` times every working shape to check that.
+- Layout cells time each generated control against the base control: the cost of the state's
+  layout and of how it is read, a finding of its own (not charged to any strategy).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bench.core.schema import Status
+from bench.measured.shapes import CONTROL
+
+TIE = 0.03  # shapes within 3 % of the fastest one's screened cost are a tie
+BASE_CONTROL = "scalar-param"  # the plain scalar Parameter read directly, as in the report
+
+
+def working(verdicts: dict, mode: str) -> dict[str, list]:
+    """{strategy: [verdicts of its working shapes]} in ``mode`` (controls excluded)."""
+    out: dict[str, list] = {}
+    for v in verdicts.values():
+        if v.mode == mode and v.status == Status.WORKS and v.strategy != CONTROL:
+            out.setdefault(v.strategy, []).append(v)
+    return out
+
+
+def controls_working(verdicts: dict, mode: str) -> set[str]:
+    return {
+        v.shape
+        for v in verdicts.values()
+        if v.mode == mode and v.strategy == CONTROL and v.status == Status.WORKS
+    }
+
+
+def representatives(shapes: list, simplicity, cost_class) -> dict[str, object]:
+    """{cost class: the simplest working shape of that class}: what the screen times."""
+    out: dict[str, object] = {}
+    for v in sorted(shapes, key=lambda v: (simplicity(v), v.shape)):
+        out.setdefault(cost_class(v), v)
+    return out
+
+
+def choose(shapes: list, screen: dict, simplicity, cost_class) -> tuple[str, str]:
+    """(chosen shape, why) among a strategy's working shape verdicts.
+
+    ``screen`` maps a shape name to its screened per-round ratios to the base control. The
+    cheapest cost class wins (a tie within ``TIE`` goes to the simpler shape); within it, the
+    simplest working shape."""
+    reps = representatives(shapes, simplicity, cost_class)
+    if len(reps) == 1:
+        best = next(iter(reps.values()))
+        return (
+            best.shape,
+            f"the simplest working shape; all working shapes read the state one way "
+            f"({cost_class(best)})",
+        )
+    cost = {c: float(np.median(screen[v.shape])) for c, v in reps.items() if screen.get(v.shape)}
+    if not cost:
+        best = min(reps.values(), key=lambda v: (simplicity(v), v.shape))
+        return best.shape, "the simplest working shape (not screened)"
+    fastest = min(cost.values())
+    tied = [reps[c] for c in cost if cost[c] <= fastest * (1 + TIE)]
+    best = min(tied, key=lambda v: (simplicity(v), v.shape))
+    classes = ", ".join(f"{c} ×{x:.2f}" for c, x in sorted(cost.items(), key=lambda kv: kv[1]))
+    return best.shape, f"the simplest working shape of the cheapest read in the screen ({classes})"

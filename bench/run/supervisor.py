@@ -1,0 +1,182 @@
+"""Start worker processes and survive them: a crash or a hang costs only the item it hit.
+
+A worker prints a ``start`` event before each item and a result event after it. When a worker
+dies or stops making progress for ``timeout`` seconds, the item it was on is the culprit: it is
+tried once more alone in a fresh process (a crash can come from an earlier item's leftovers),
+and recorded as crashed or timed out only if it fails again. The other items go to a new process.
+Workers die with the runner (PR_SET_PDEATHSIG) and Ctrl-C stops them all.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from bench.core.schema import parse_event
+from bench.run.plan import Item, Job
+
+RESULT_EVENTS = ("verdict", "calibrated", "screened", "cell")
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child
+    """Linux: a worker is killed when the runner dies, even by SIGKILL (else it would linger)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def signal_name(code: int) -> str:
+    try:
+        return signal.Signals(-code).name
+    except ValueError:
+        return f"signal {-code}"
+
+
+@dataclass
+class Outcome:
+    """How one worker process ended."""
+
+    code: int
+    done: set = field(default_factory=set)  # keys of items that finished
+    current: str | None = None  # the item it was on when it ended
+    timed_out: bool = False
+    last_output: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.code == 0 and not self.timed_out
+
+
+@dataclass(frozen=True)
+class Failure:
+    item: Item
+    status: str  # crashed | timeout
+    detail: str
+
+
+class Supervisor:
+    def __init__(self, logs: Path, timeout: float):
+        self.logs = Path(logs)
+        self.timeout = timeout
+        self.live: set[subprocess.Popen] = set()
+        self.lock = threading.Lock()
+        self.stopping = False
+
+    def _run_once(self, job: Job, name: str, on_event) -> Outcome:
+        self.logs.mkdir(parents=True, exist_ok=True)
+        job_file = job.write(self.logs / f"{name}.job.json")
+        log_path = self.logs / f"{name}.log"
+        if self.stopping:
+            raise KeyboardInterrupt
+        outcome = Outcome(code=0)
+        with open(log_path, "a") as log:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "bench.run.worker", str(job_file)],
+                cwd=self.logs,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                text=True,
+                start_new_session=True,  # Ctrl-C reaches the runner, which ends the worker itself
+                # only a prctl call between fork and exec: safe despite the reader threads
+                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,  # noqa: PLW1509
+            )
+            with self.lock:
+                self.live.add(proc)
+            last_progress = [time.monotonic()]
+
+            def watchdog():
+                while proc.poll() is None:
+                    if time.monotonic() - last_progress[0] > self.timeout:
+                        outcome.timed_out = True
+                        _kill(proc)
+                        return
+                    time.sleep(0.2)
+
+            threading.Thread(target=watchdog, daemon=True).start()
+            try:
+                for line in proc.stdout:
+                    event = parse_event(line)
+                    if event is None:
+                        log.write(line)
+                        continue
+                    last_progress[0] = time.monotonic()
+                    if event["event"] == "start":
+                        outcome.current = event["key"]
+                    elif event["event"] in RESULT_EVENTS:
+                        outcome.done.add(event["key"])
+                        outcome.current = None
+                    if on_event:
+                        on_event(event)
+                outcome.code = proc.wait()
+            finally:
+                with self.lock:
+                    self.live.discard(proc)
+        if self.stopping:  # killed by stop_all: the items are missing, not crashed
+            raise KeyboardInterrupt
+        tail = [ln for ln in log_path.read_text(errors="replace").splitlines() if ln.strip()]
+        outcome.last_output = next((ln for ln in reversed(tail) if "WARNING" not in ln), "")
+        return outcome
+
+    def _describe(self, outcome: Outcome) -> tuple[str, str]:
+        if outcome.timed_out:
+            return "timeout", f"no progress for {self.timeout:g} s (--timeout)"
+        code = outcome.code
+        how = f"died with {signal_name(code)}" if code < 0 else f"exited with code {code}"
+        last = f"; last output: {outcome.last_output[:200]}" if outcome.last_output else ""
+        return "crashed", f"worker {how}{last}"
+
+    def run(self, job: Job, name: str, on_event=None, keep_done: bool = True) -> list[Failure]:
+        """Run ``job`` to the end, restarting after crashes; returns the items that failed.
+
+        ``keep_done=False`` (timing: results are written at the end of a process) reruns the
+        items a crashed process had finished, since their data died with it.
+        """
+        failures: list[Failure] = []
+        attempt = 0
+
+        def attempt_of(job: Job, items=None) -> tuple[Job, str]:
+            """Each attempt of a process writes its own file: a retry never overwrites one."""
+            nonlocal attempt
+            label = f"{name}.a{attempt}" if attempt else name
+            out = Path(job.out)
+            if job.kind != "gate" and attempt:
+                out = out.with_name(f"{out.stem}.a{attempt}{out.suffix}")
+            attempt += 1
+            return replace(job, out=str(out), items=job.items if items is None else items), label
+
+        while job.items:
+            outcome = self._run_once(*attempt_of(job), on_event)
+            if outcome.ok:
+                return failures
+            status, detail = self._describe(outcome)
+            culprit = next((i for i in job.items if i.key == outcome.current), None)
+            if culprit is None:  # died before its first item: every item fails the same way
+                return failures + [Failure(i, status, detail) for i in job.items]
+            again = self._run_once(*attempt_of(job, (culprit,)), on_event)
+            if not again.ok:
+                failures.append(Failure(culprit, *self._describe(again)))
+            done = (outcome.done if keep_done else set()) | {culprit.key}
+            job = job.without(done)
+        return failures
+
+    def stop_all(self) -> None:
+        self.stopping = True
+        with self.lock:
+            for proc in list(self.live):
+                _kill(proc)
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass

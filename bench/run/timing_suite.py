@@ -1,0 +1,98 @@
+"""The pytest-benchmark module a timing worker runs: one test per cell of its job.
+
+``test_step[<strategy>@<shape>-<mode>-N<n>]``, grouped by workload, mode and batch size, so
+``pytest-benchmark compare`` lines up the strategies of one mode and size. pytest-benchmark times
+the subject's blocks with ``pedantic(iterations=k)``, so its stats are per step; the paired
+control blocks (``bench.run.pairing``) run in its teardown and before the first round. Not
+collected by ``nox -s tests``: the worker hands this file to pytest itself.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bench.core.schema import Timing, event_line
+from bench.run import pairing
+from bench.run.machine import peak_rss_bytes
+
+
+def test_step(benchmark, cell, context):
+    import mindspore as ms
+
+    job, work, mode = context.job, context.workload, context.mode
+    order = job.items.index(cell)  # the cells of a process run in a shuffled order
+    precision, n = job.precision, cell.batch_size
+    x = ms.Tensor(work.make_input(n, seed=job.seed))
+    print("\n" + event_line("start", key=cell.key), flush=True)  # after pytest's "."
+    subject = pairing.Stepper(work, context.variant(cell.path), mode, x)
+    control, control_first = context.control(cell, x)
+    warmup = subject.warm_up(precision.warmup_seconds)
+    round_s = (subject.timed_block(cell.k) + control.timed_block(cell.k)) if cell.k else 0.0
+    rounds = pairing.rounds_for(
+        precision.cell_seconds, round_s, precision.min_rounds, precision.max_rounds
+    )
+    rng = np.random.default_rng([job.seed, job.process, n, order])
+    pair = pairing.Pair(subject, control, cell.k, pairing.positions(rng, rounds))
+    benchmark.group = f"{job.workload} {mode.name} N={n}"
+    with pairing.gc_off():
+        pair.begin()
+        benchmark.pedantic(subject, teardown=pair.end_round, rounds=rounds, iterations=cell.k)
+    subject.probe.asnumpy()  # pytest-benchmark's extra call is finished too
+
+    final = work.observe(subject.params)
+    want = work.after_steps(subject.steps, n, update=cell.update)
+    final_ok = all(
+        np.allclose(np.asarray(final[name]).reshape(-1), value, rtol=1e-5, atol=1e-5)
+        for name, value in want.items()
+    )
+    timing = Timing(
+        workload=job.workload,
+        strategy=cell.strategy,
+        shape=cell.shape,
+        mode=mode.name,
+        batch_size=n,
+        process=job.process,
+        control=cell.control,
+        role=cell.role,
+        k=cell.k,
+        step_s=list(benchmark.stats.stats.data),
+        control_s=pair.control_s[:rounds],
+        control_position=pair.positions,
+        first_call_s=subject.first_call_s,
+        control_first_call_s=control_first,
+        warmup_steps=warmup,
+        steps_run=subject.steps,
+        final_state_ok=bool(final_ok),
+        final_state={k: np.asarray(final[k]).reshape(-1).tolist() for k in want},
+        expected_final_state={k: np.asarray(v).reshape(-1).tolist() for k, v in want.items()},
+        peak_rss_bytes=peak_rss_bytes(),
+        order=order,
+    )
+    benchmark.extra_info.update(timing.to_dict())
+    ratios = np.asarray(timing.ratios)
+    print(
+        "\n"
+        + event_line(
+            "cell",
+            key=cell.key,
+            status="works" if final_ok else "incorrect",
+            step_s=float(np.median(timing.step_s)),
+            ratio=float(np.median(ratios)),
+        ),
+        flush=True,
+    )
+    assert final_ok, f"after {subject.steps} timed steps the state is {final}, expected {want}"
+
+
+@pytest.fixture(scope="session")
+def context(pytestconfig):
+    return pytestconfig._bench_context
+
+
+def pytest_generate_tests(metafunc):
+    if "cell" in metafunc.fixturenames:
+        context = metafunc.config._bench_context
+        cells = list(context.job.items)
+        ids = [f"{c.strategy}@{c.shape}-{context.job.mode}-N{c.batch_size}" for c in cells]
+        metafunc.parametrize("cell", cells, ids=ids)

@@ -1,0 +1,263 @@
+"""One worker process: gate, prepare (calibrate + screen) or time the items of one job, one mode.
+
+``python -m bench.run.worker JOB_FILE``. MindSpore's context is process-global and some code
+shapes crash MindSpore, so the runner starts one of these per job and mode. Before each item the
+worker prints a ``start`` event and after it a result event (``bench.core.schema.event_line``):
+when the process dies, the runner knows which item killed it, records that one as crashed and
+starts a new process for the rest. Results are written as they finish (gate verdicts one file
+each) or once at the end (prepare, time), always atomically.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from bench.core.io import write_json_atomic
+from bench.core.paths import ROOT
+from bench.core.schema import SCHEMA_VERSION, Status, event_line
+from bench.measured import modes, shapes, workloads
+from bench.run import forked, gate, pairing
+from bench.run.plan import Job
+
+SUITE = Path(__file__).with_name("timing_suite.py")
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def _emit(event: str, **data) -> None:
+    print(event_line(event, **data), flush=True)
+
+
+class Context:
+    """What the timing tests share within one process: loaded variants, reusable controls."""
+
+    def __init__(self, job: Job):
+        self.job = job
+        self.workload = workloads.get(job.workload)
+        self.mode = modes.get(job.mode)
+        self._classes: dict[str, type] = {}
+        self._controls: dict[tuple[str, int], pairing.Stepper] = {}
+
+    def variant(self, path: str) -> type:
+        if path not in self._classes:
+            self._classes[path] = shapes.load_variant(path)
+        return self._classes[path]
+
+    def control(self, item, x) -> tuple[pairing.Stepper, float]:
+        """The control cell of ``item`` at its batch size: compiled once per process, reused."""
+        key = (item.control_path, item.batch_size)
+        if key in self._controls:
+            return self._controls[key], math.nan
+        stepper = pairing.Stepper(self.workload, self.variant(item.control_path), self.mode, x)
+        stepper.warm_up(self.job.precision.warmup_seconds)
+        self._controls[key] = stepper
+        return stepper, stepper.first_call_s
+
+    def warm_process(self) -> None:
+        """One untimed step of a control: one-time start-up is not charged to the first cell."""
+        import mindspore as ms
+
+        item = self.job.items[0]
+        path = item.control_path or item.path
+        x = ms.Tensor(self.workload.make_input(1, seed=self.job.seed, small=True))
+        pairing.Stepper(self.workload, self.variant(path), self.mode, x).timed_block(2)
+
+
+# -- gate -------------------------------------------------------------------------------------
+def run_gate(job: Job) -> None:
+    """Every item in forked children (``bench.run.forked``): a crash costs only its item."""
+    context = Context(job)  # the mode is active (main): each forked child inherits it
+    out = Path(job.out)
+
+    def record(item, status, detail, seconds) -> None:
+        verdict = gate.verdict(item, job.workload, job.mode, status, detail, seconds)
+        write_json_atomic(
+            out / f"{item.strategy}--{item.shape}--{job.mode}.json", verdict.to_dict()
+        )
+        _emit("verdict", key=item.key, status=str(status), detail=detail, seconds=seconds)
+
+    def work(item) -> None:
+        _emit("start", key=item.key)
+        start = time.monotonic()
+        try:
+            cls = context.variant(item.path)
+        except Exception as exc:  # the generated file of a broken strategy
+            status, detail = Status.BROKEN, f"the variant failed to load: {gate.first_line(exc)}"
+        else:
+            status, detail = gate.check(cls, context.workload, context.mode, item.update, job.seed)
+        record(item, status, detail, time.monotonic() - start)
+
+    def failed(item, status, detail) -> None:
+        record(item, status, f"the gate's process {detail}", 0.0)
+
+    forked.run_isolated(job.items, work, job.timeout * 0.8, failed)
+
+
+# -- prepare: calibrate k per control and batch size, then screen every shape -----------------
+def run_prepare(job: Job) -> dict:
+    import mindspore as ms
+
+    context = Context(job)
+    context.warm_process()
+    precision = job.precision
+    k_table, screen = {}, []
+    for item in job.items:
+        _emit("start", key=item.key)
+        x = ms.Tensor(context.workload.make_input(item.batch_size, seed=job.seed))
+        if item.role == "calibrate":
+            control, _ = context.control(item, x)
+            k, block = pairing.calibrate(control, precision.block_seconds, context.mode.min_steps)
+            k_table[f"{item.control}/N{item.batch_size}"] = k
+            _emit("calibrated", key=item.key, k=k, block_s=block)
+            continue
+        k = k_table[f"{item.control}/N{item.batch_size}"]
+        subject = pairing.Stepper(context.workload, context.variant(item.path), context.mode, x)
+        control, _ = context.control(item, x)
+        subject.warm_up(precision.warmup_seconds)
+        round_s = subject.timed_block(k) + control.timed_block(k)
+        rounds = pairing.rounds_for(precision.screen_seconds, round_s, precision.min_rounds, 12)
+        rng = np.random.default_rng([job.seed, item.batch_size, len(screen)])
+        pair = pairing.Pair(subject, control, k, pairing.positions(rng, rounds))
+        with pairing.gc_off():
+            step_s = pair.run_own_clock()
+        ratios = [s / c for s, c in zip(step_s, pair.control_s)]
+        screen.append(
+            {
+                "strategy": item.strategy,
+                "shape": item.shape,
+                "layout": item.layout,
+                "batch_size": item.batch_size,
+                "control": item.control,
+                "k": k,
+                "step_s": step_s,
+                "control_s": pair.control_s,
+                "ratios": ratios,
+                "first_call_s": subject.first_call_s,
+            }
+        )
+        _emit("screened", key=item.key, ratio=float(np.median(ratios)))
+    return {"kind": "prepare", "mode": job.mode, "k": k_table, "screen": screen}
+
+
+# -- time: pytest-benchmark over the job's cells ----------------------------------------------
+class _Plugin:
+    """Hands the context to timing_suite.py and records each test's outcome."""
+
+    def __init__(self, context: Context):
+        self.context = context
+        self.cells: dict[str, dict] = {}
+
+    def pytest_configure(self, config):
+        config._bench_context = self.context
+
+    def pytest_runtest_logreport(self, report):
+        if report.when != "call" and not report.failed:
+            return
+        cell = report.nodeid.split("[", 1)[-1].rstrip("]")
+        if report.passed:
+            self.cells[cell] = {"test": cell, "status": "works", "detail": ""}
+            return
+        crash = getattr(report.longrepr, "reprcrash", None)
+        message = crash.message if crash else str(report.longrepr).splitlines()[-1]
+        status = "incorrect" if "timed steps the state is" in message else "raises"
+        self.cells[cell] = {"test": cell, "status": status, "detail": message.splitlines()[0]}
+
+
+def run_time(job: Job) -> dict:
+    import pytest
+
+    context = Context(job)
+    context.warm_process()
+    raw = Path(job.out).with_suffix(".pytest.json")
+    raw.parent.mkdir(parents=True, exist_ok=True)
+    plugin = _Plugin(context)
+    args = [
+        str(SUITE),
+        "-q",
+        "-s",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        "-o",
+        "addopts=",
+        f"--rootdir={SUITE.parent}",
+        f"--benchmark-json={raw}",
+        "--benchmark-save-data",
+        "--benchmark-disable-gc",
+        "--benchmark-timer=time.perf_counter",
+        "--benchmark-sort=name",
+        "--benchmark-columns=min,median,iqr,rounds,iterations",
+    ]
+    here = os.getcwd()
+    os.chdir(ROOT)  # pytest-benchmark reads the git commit from the working folder
+    try:
+        exit_code = pytest.main(args, plugins=[plugin])
+    finally:
+        os.chdir(here)
+    data = {"benchmarks": []}
+    if raw.is_file():
+        import json
+
+        data = json.loads(raw.read_text())
+        raw.unlink()
+    data["suite"] = {"cells": list(plugin.cells.values()), "pytest_exit_code": int(exit_code)}
+    return data
+
+
+def _context() -> dict:
+    """MindSpore's execution context as this process ran (checked by the tests)."""
+    import mindspore as ms
+
+    mode = ms.get_context("mode")
+    return {
+        "mode": {ms.GRAPH_MODE: "GRAPH_MODE", ms.PYNATIVE_MODE: "PYNATIVE_MODE"}.get(mode, mode)
+    }
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1:
+        print("usage: python -m bench.run.worker JOB_FILE", file=sys.stderr)
+        return 2
+    job = Job.read(Path(argv[0]))
+    from bench.run.machine import LoadMeter, environment, pin_threads
+
+    meter = LoadMeter()
+    threads = pin_threads(job.threads)
+    modes.get(job.mode).activate()  # process-global: before any cell is built
+    started = _now()
+    if job.kind == "gate":
+        run_gate(job)
+        return 0
+    data = run_prepare(job) if job.kind == "prepare" else run_time(job)
+    data["suite"] = {
+        **data.get("suite", {}),
+        "schema_version": SCHEMA_VERSION,
+        "kind": job.kind,
+        "run_id": job.run_id,
+        "workload": job.workload,
+        "mode": job.mode,
+        "process": job.process,
+        "threads": threads,
+        "environment": environment(),
+        "started": started,
+        "finished": _now(),
+        "load": meter.read(),
+        "context": _context(),
+    }
+    write_json_atomic(job.out, data)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
