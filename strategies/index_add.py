@@ -57,3 +57,6 @@ class Cell(ClipCell):
 
     def write(self, param, value):
         ops.index_add(param, ops.arange(param.shape[0], dtype=ms.int32), value - param, 0)
+
+    def write_row(self, param, index, row):  # the KV cache: one row at index of axis 2
+        ops.index_add(param, index, row - ops.gather(param, index, 2), 2)

@@ -23,6 +23,15 @@ EXPECTED_FAILURES = {
     "clip/inline-alias-before-arg/jit_bytecode": "incorrect: wrong output",
     "clip/inline-alias-before-expr/jit_bytecode": "incorrect: wrong output",
     "clip/inline-alias-before-method/jit_bytecode": "incorrect: wrong output",
+    "ema/*/graph": "incorrect: Parameter unchanged",
+    "ema/*/jit_ast": "incorrect: Parameter unchanged",
+    "ema/helper/jit_bytecode": "crashed",
+    "ema/inline/jit_bytecode": "incorrect: Parameter unchanged",
+    "kvcache/full-*/graph": "incorrect: wrong output",
+    "kvcache/full-*/jit_ast": "incorrect: wrong output",
+    "kvcache/full-helper/jit_bytecode": "crashed",
+    "kvcache/full-inline/jit_bytecode": "incorrect: wrong output",
+    "kvcache/row-*/jit_bytecode": "timeout",
 }
 
 
@@ -31,3 +40,6 @@ class Cell(ClipCell):
 
     def write(self, param, value):
         param[...] = value
+
+    def write_row(self, param, index, row):  # the KV cache: one row at index of axis 2
+        param[:, :, index] = row

@@ -168,5 +168,15 @@ def read_prepare(run_dir: Path, problems: list[str]) -> dict[str, dict]:
     return out
 
 
+def read_bandwidth(run_dir: Path, problems: list[str]) -> dict:
+    """The memory bandwidth a run measured (``prepare/bandwidth.json``), or {}."""
+    path = Path(run_dir) / "prepare" / "bandwidth.json"
+    data = _read(path, problems) if path.is_file() else None
+    if not isinstance(data, dict):
+        return {}
+    check_version(data, path.name)
+    return data
+
+
 def failed_status(text: str) -> Status:
     return Status(text) if text in Status._value2member_map_ else Status.CRASHED

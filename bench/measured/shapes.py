@@ -103,55 +103,59 @@ def _expr(text: str) -> ast.expr:
 
 
 class WriteCode:
-    """The body of a strategy's ``write(self, param, value)``, ready to be pasted elsewhere."""
+    """The body of a strategy's ``write(self, param, value)`` (or another write method, e.g.
+    ``write_row(self, param, index, row)``), ready to be pasted elsewhere."""
 
-    def __init__(self, func: ast.FunctionDef):
-        args = [a.arg for a in func.args.args]
-        if len(args) != 3 or func.args.vararg or func.args.kwarg or func.args.kwonlyargs:
-            raise Inexpressible("write must take exactly (self, param, value)")
-        self.self_name, self.param, self.value = args
+    def __init__(self, func: ast.FunctionDef, method: str = "write"):
+        a = func.args
+        if a.vararg or a.kwarg or a.kwonlyargs or len(a.args) < 2:
+            raise Inexpressible(f"{method} must take (self, param, ...) only")
+        self.method = method
+        self.self_name, *self.args = [x.arg for x in a.args]
         body = list(func.body)
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
             body = body[1:]  # the docstring
         if body and isinstance(body[-1], ast.Return) and body[-1].value is not None:
             body[-1] = ast.Expr(body[-1].value)
-        self.body = body
-        stores = {
+        self.body = body or [ast.Pass()]  # a write that writes nothing is gated like any other
+        self.locals = {
             n.id
-            for stmt in body
+            for stmt in self.body
             for n in ast.walk(stmt)
             if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))
         }
-        self.locals = stores
-        if not body:
-            body = [ast.Pass()]  # a write() that writes nothing: gated like any other
-            self.body = body
         self.reason = None
-        if stores & {self.param, self.value, self.self_name}:
-            self.reason = f"its write() assigns to its argument {sorted(stores & {self.param})}"
+        if self.locals & {*self.args, self.self_name}:
+            self.reason = (
+                f"its {method}() assigns to its argument {sorted(self.locals & set(self.args))}"
+            )
         elif any(
-            isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom)) for s in body for n in ast.walk(s)
+            isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom))
+            for s in self.body
+            for n in ast.walk(s)
         ):
-            self.reason = "its write() returns early"
+            self.reason = f"its {method}() returns early"
 
     @classmethod
-    def of(cls, cell_class) -> WriteCode:
-        """The ``write`` a strategy's Cell class defines (its own or an inherited override)."""
-        func = cell_class.write
-        source = textwrap.dedent(inspect.getsource(func))
-        node = ast.parse(source).body[0]
+    def of(cls, cell_class, method: str = "write") -> WriteCode:
+        """The ``method`` a strategy's Cell class defines (its own or an inherited override)."""
+        func = getattr(cell_class, method, None)
+        if func is None:
+            raise Inexpressible(f"it defines no {method}()")
+        node = ast.parse(textwrap.dedent(inspect.getsource(func))).body[0]
         if not isinstance(node, ast.FunctionDef):
-            raise Inexpressible("write is not a plain method")
-        return cls(node)
+            raise Inexpressible(f"{method} is not a plain method")
+        return cls(node, method)
 
-    def _body(self, target: str, value: str, reserved: set[str]) -> list[ast.stmt]:
+    def _body(self, values: tuple[str, ...], reserved: set[str]) -> list[ast.stmt]:
         if self.reason:
             raise Inexpressible(self.reason)
-        mapping: dict[str, ast.expr] = {
-            self.param: _expr(target),
-            self.value: _expr(value),
-            self.self_name: _expr("self"),
-        }
+        if len(values) != len(self.args):
+            raise Inexpressible(
+                f"{self.method} takes {len(self.args)} arguments, not {len(values)}"
+            )
+        mapping: dict[str, ast.expr] = {a: _expr(v) for a, v in zip(self.args, values)}
+        mapping[self.self_name] = _expr("self")
         for name in self.locals & reserved:  # a local of the write that the template also uses
             mapping[name] = ast.Name(f"{name}_w", ast.Load())
         out = []
@@ -160,35 +164,49 @@ class WriteCode:
             out.append(ast.fix_missing_locations(new))
         return out
 
-    def statements(self, target: str, value: str, reserved: set[str]) -> list[str]:
-        """The write's statements with ``param`` -> ``target`` and ``value`` -> ``value``."""
-        return [ast.unparse(s) for s in self._body(target, value, reserved)]
+    def statements(self, values: tuple[str, ...], reserved: set[str]) -> list[str]:
+        """The write's statements with its arguments replaced by ``values``."""
+        return [ast.unparse(s) for s in self._body(values, reserved)]
 
-    def expression(self, target: str, value: str, reserved: set[str]) -> tuple[list[str], str]:
+    def expression(self, values: tuple[str, ...], reserved: set[str]) -> tuple[list[str], str]:
         """(statements before, the expression of its last statement), for ``ops.depend``."""
-        body = self._body(target, value, reserved)
+        body = self._body(values, reserved)
         if not isinstance(body[-1], ast.Expr):
             raise Inexpressible("the write's last statement is not an expression")
         return [ast.unparse(s) for s in body[:-1]], ast.unparse(body[-1].value)
 
 
 class Emit:
-    """How a template asks for one write, in the shape's placement."""
+    """How a template asks for one write, in the shape's placement (``cell_class`` None: a
+    generated control, which writes nothing)."""
 
-    def __init__(self, code: WriteCode | None, reserved: set[str]):
-        self.code = code
+    def __init__(self, cell_class, reserved: set[str]):
+        self.cell_class = cell_class
         self.reserved = reserved
+        self._codes: dict[str, WriteCode] = {}
 
-    def write(self, placement: str, target: str, value: str, anchor: str) -> list[str]:
-        """Lines that write ``value`` into ``target``; ``depend`` attaches it to ``anchor``."""
-        if self.code is None:  # a control: no write at all
+    @property
+    def control(self) -> bool:
+        return self.cell_class is None
+
+    def code(self, method: str) -> WriteCode:
+        if method not in self._codes:
+            self._codes[method] = WriteCode.of(self.cell_class, method)
+        return self._codes[method]
+
+    def write(self, placement: str, target: str, value, anchor: str, method: str = "write"):
+        """Lines that write ``value`` (or a tuple of arguments) into ``target`` with the
+        strategy's ``method``; ``depend`` attaches the write to ``anchor``."""
+        if self.control:
             return []
+        values = (target, *value) if isinstance(value, tuple) else (target, value)
+        code = self.code(method)  # Inexpressible if the strategy has no such method
         if placement == "helper":
-            return [f"self.write({target}, {value})"]
+            return [f"self.{method}({', '.join(values)})"]
         if placement == "inline":
-            return self.code.statements(target, value, self.reserved)
+            return code.statements(values, self.reserved)
         if placement == "depend":
-            before, expr = self.code.expression(target, value, self.reserved)
+            before, expr = code.expression(values, self.reserved)
             return [*before, f"{anchor} = ops.depend({anchor}, {expr})"]
         raise ValueError(f"unknown placement {placement!r}")
 

@@ -93,11 +93,11 @@ def recommendation(ranked: list[dict]) -> dict | None:
     return min(tied, key=lambda r: r["simplicity"]) if tied else None
 
 
-def _adds(cells: pd.DataFrame) -> str:
+def _adds(cells: pd.DataFrame, symbol: str = "N") -> str:
     first, last = cells.iloc[0], cells.iloc[-1]
     return (
-        f"N={first.name}: {fmt.signed(first.added_s, first.added_low_s, first.added_high_s)}; "
-        f"N={last.name}: {fmt.signed(last.added_s, last.added_low_s, last.added_high_s)}"
+        f"{symbol}={first.name}: {fmt.signed(first.added_s, first.added_low_s, first.added_high_s)}"
+        f"; {symbol}={last.name}: {fmt.signed(last.added_s, last.added_low_s, last.added_high_s)}"
     )
 
 
@@ -123,7 +123,7 @@ def answer_table(run: RunData, n_boot: int) -> tuple[list[str], dict]:
                 fmt.mode_label(mode),
                 f"`{pick['strategy']}`: {facts.get('description', '')}",
                 f"`{shape}`",
-                _adds(cells),
+                _adds(cells, run.symbol),
                 overhead,
                 ", ".join(f"`{t}`" for t in tied) or "none",
             ]

@@ -20,14 +20,16 @@ def _sizes(rows: pd.DataFrame) -> list[int]:
     return sorted(rows.batch_size.unique())
 
 
-def _grid(rows: pd.DataFrame, show, label: str = "strategy (shape)") -> list[str]:
+def _grid(
+    rows: pd.DataFrame, show, label: str = "strategy (shape)", symbol: str = "N"
+) -> list[str]:
     sizes = _sizes(rows)
     table = []
     for (strategy, shape), group in rows.groupby(["strategy", "shape"], sort=True):
         by_n = group.set_index("batch_size")
         cells = [show(by_n.loc[n]) if n in by_n.index else "–" for n in sizes]
         table.append([f"`{strategy}` (`{shape}`)", *cells])
-    return fmt.table([label, *(f"N={n}" for n in sizes)], table)
+    return fmt.table([label, *(f"{symbol}={n}" for n in sizes)], table)
 
 
 def _overhead(r) -> str:
@@ -60,7 +62,7 @@ def per_mode(run: RunData) -> list[str]:
             "Overhead = strategy step / paired no-update step [95 % CI]:",
             "",
         ]
-        out += _grid(rows, _overhead)
+        out += _grid(rows, _overhead, symbol=run.symbol)
         out += ["Added time per step [95 % CI]:", ""]
         out += _grid(
             rows,
@@ -69,9 +71,10 @@ def per_mode(run: RunData) -> list[str]:
                 if r.processes
                 else str(r.status)
             ),
+            symbol=run.symbol,
         )
         out += ["Time per step, median (min–max over processes):", ""]
-        out += _grid(rows, _step)
+        out += _grid(rows, _step, symbol=run.symbol)
     return out
 
 
@@ -92,7 +95,7 @@ def layout(run: RunData) -> list[str]:
             out += [
                 f"**{fmt.mode_label(mode)}**",
                 "",
-                *_grid(mine, _overhead, "control (layout-read)"),
+                *_grid(mine, _overhead, "control (layout-read)", run.symbol),
             ]
     return out
 
@@ -172,3 +175,83 @@ def first_call(run: RunData) -> list[str]:
         "",
         *fmt.table(["strategy", *map(fmt.mode_label, modes)], table),
     ]
+
+
+# -- big state: the physical floor and how the cost grows --------------------------------------
+def floors(run: RunData) -> pd.DataFrame:
+    """Per timed update cell: the bytes its write must move and the floor time at the bandwidth
+    this run measured for that working set (empty for workloads without a floor)."""
+    from bench.measured import workloads
+    from bench.run.bandwidth import floor_seconds
+
+    name = run.workload
+    work = workloads.get(name) if name in workloads.WORKLOADS else None
+    cells = run.cells
+    if work is None or not work.floor_kernel or cells.empty or not run.bandwidth:
+        return pd.DataFrame()
+    dims = {(r.strategy, r.shape): r.dims for r in run.verdicts.itertuples()}
+    rows = cells[(cells.role == "update") & (cells.processes > 0)].copy()
+    rows["bytes"] = [
+        work.bytes_moved(dims.get((r.strategy, r.shape), {}), r.batch_size)
+        for r in rows.itertuples()
+    ]
+    rows["floor_s"] = [floor_seconds(run.bandwidth, b or 0, work.floor_kernel) for b in rows.bytes]
+    rows["x_floor"] = rows.step_s / rows.floor_s
+    return rows
+
+
+def slope(sizes, times) -> float:
+    """The log-log slope of time against state size (1 = linear, 0 = flat)."""
+    x, y = np.log(np.asarray(sizes, float)), np.log(np.asarray(times, float))
+    ok = np.isfinite(x) & np.isfinite(y)
+    return float(np.polyfit(x[ok], y[ok], 1)[0]) if ok.sum() >= 2 else float("nan")
+
+
+def big_state(run: RunData) -> list[str]:
+    rows = floors(run)
+    if rows.empty:
+        return []
+    points = ", ".join(
+        f"{p['array_bytes'] / 2**20:g} MiB: copy {p['copy_GBs']} / triad {p['triad_GBs']} GB/s"
+        for p in run.bandwidth.get("points", [])
+    )
+    bw = run.bandwidth
+    out = [
+        f"Memory bandwidth measured in this run (one thread, best of {bw.get('repeats')}; "
+        f"last-level cache {bw.get('llc_bytes', 0) / 2**20:g} MiB): {points}. The floor of a "
+        "cell is the bytes its update must move divided by the bandwidth measured at the "
+        "nearest working-set size above; × floor = time per step / floor (1 = as fast as "
+        "memory allows).",
+        "",
+    ]
+    for mode in run.plan.get("modes", []):
+        mine = rows[rows["mode"] == mode]
+        if mine.empty:
+            continue
+        out += [
+            f"**{fmt.mode_label(mode)}**: time per step (× floor), and the log-log slope of "
+            "time against the state size",
+            "",
+        ]
+        sizes = sorted(mine.batch_size.unique())
+        table = []
+        for (strategy, shape), group in mine.groupby(["strategy", "shape"]):
+            by = group.set_index("batch_size")
+            cells = [
+                f"{fmt.duration(by.loc[n].step_s)} (×{by.loc[n].x_floor:,.0f})"
+                if n in by.index
+                else "–"
+                for n in sizes
+            ]
+            g = group.sort_values("batch_size")
+            added = g.added_s.clip(lower=1e-9)
+            slopes = [slope(g.batch_size, g.step_s), slope(g.batch_size, added)]
+            table.append([f"`{strategy}` (`{shape}`)", *cells, *(f"{x:.2f}" for x in slopes)])
+        head = [
+            "strategy (shape)",
+            *(f"{run.symbol}={n}" for n in sizes),
+            "slope",
+            "slope of added",
+        ]
+        out += fmt.table(head, table)
+    return out

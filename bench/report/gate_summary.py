@@ -29,6 +29,9 @@ def print_summary(run_dir: Path, strategies_dir: Path, out=print) -> int:
         for v in vs:
             per_mode[v.mode][failure_class(v) if v.status.failed else str(v.status)] += 1
         cells_text = []
+        if all(v.status == Status.INEXPRESSIBLE for v in vs) and len({v.shape for v in vs}) == 1:
+            out(f"  {name:20s} n/a: {vs[0].detail}")
+            continue
         for mode, counts in sorted(per_mode.items()):
             total = sum(n for k, n in counts.items() if k != "inexpressible")
             fails = ", ".join(

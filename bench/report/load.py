@@ -42,6 +42,7 @@ class RunData:
     verdicts: pd.DataFrame
     cells: pd.DataFrame
     selection: list = field(default_factory=list)
+    bandwidth: dict = field(default_factory=dict)
     screen: pd.DataFrame = field(default_factory=pd.DataFrame)
     environment: dict = field(default_factory=dict)
     problems: list = field(default_factory=list)
@@ -53,6 +54,14 @@ class RunData:
     @property
     def workload(self) -> str:
         return self.plan.get("workload", "clip")
+
+    @property
+    def symbol(self) -> str:
+        """How the report names the size a cell is timed at: N (batch), T (cache), E (elements)."""
+        from bench.measured import workloads
+
+        name = self.workload
+        return workloads.get(name).size_symbol if name in workloads.WORKLOADS else "N"
 
 
 def _verdict_frame(verdicts) -> pd.DataFrame:
@@ -226,10 +235,11 @@ def load(run_dir: Path, n_boot: int = stats.N_BOOTSTRAP) -> RunData:
         manifest,
         vframe,
         cframe,
-        selection,
-        screen,
-        environment(run_dir, problems),
-        problems,
+        selection=selection,
+        bandwidth=records.read_bandwidth(run_dir, problems),
+        screen=screen,
+        environment=environment(run_dir, problems),
+        problems=problems,
     )
 
 

@@ -180,6 +180,25 @@ def layout(cells: pd.DataFrame, modes: list[str], cpu: str, path: Path) -> Path:
     return _save(fig, path)
 
 
+def cost_vs_size(rows: pd.DataFrame, mode: str, cpu: str, symbol: str, path: Path) -> Path:
+    """Time per step against state size, log-log, with each cell's memory-bandwidth floor."""
+    mine = rows[rows["mode"] == mode]
+    fig, (ax,) = _figure()
+    style = _style([f"{r.strategy}/{r.shape}" for r in mine.itertuples()])
+    for (strategy, shape), group in mine.groupby(["strategy", "shape"]):
+        g = group.sort_values("batch_size")
+        s = style[f"{strategy}/{shape}"]
+        ax.plot(g.batch_size, g.step_s * 1e3, "-", marker=s["marker"], color=s["color"],
+                label=f"{strategy} ({shape})")  # fmt: skip
+        ax.plot(g.batch_size, g.floor_s * 1e3, ":", color=s["color"], lw=1)
+    _log(ax, "x", "y")
+    ax.set(title=f"Time per step vs state size (dotted: memory-bandwidth floor), "
+           f"{fmt.mode_label(mode)}\n{cpu}", xlabel=symbol, ylabel="ms per step")  # fmt: skip
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=6, ncols=2)
+    return _save(fig, path)
+
+
 def write_all(run, plots_dir: Path) -> list[Path]:
     plots_dir = Path(plots_dir)
     cpu = run.environment.get("cpu") or "?"
@@ -193,4 +212,11 @@ def write_all(run, plots_dir: Path) -> list[Path]:
                 paths.append(step_time(cells, mode, cpu, plots_dir / f"step_time-{mode}.png"))
         if (cells.role == "layout").any():
             paths.append(layout(cells, modes, cpu, plots_dir / "layout.png"))
+        from bench.report.costs import floors
+
+        rows = floors(run)
+        for mode in modes if len(rows) else []:
+            if (rows["mode"] == mode).any():
+                path = plots_dir / f"cost_vs_size-{mode}.png"
+                paths.append(cost_vs_size(rows, mode, cpu, run.symbol, path))
     return paths

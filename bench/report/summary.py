@@ -152,6 +152,9 @@ def render(
     ]
     out += ["## What flips a verdict", "", *matrix.pairs_section(run, links.get("shapes", {}))]
     out += ["## What it costs", "", *costs.per_mode(run)]
+    state = costs.big_state(run)
+    if state:
+        out += ["## Against the memory-bandwidth floor", "", *state]
     out += ["## Layout", "", *costs.layout(run)]
     out += ["## Shape screen", "", *costs.screen(run)]
     out += ["## First call", "", *costs.first_call(run)]

@@ -22,9 +22,10 @@ def first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {line}"
 
 
-def run_step(step, cell, x):
-    """One step as the harness runs it: call the (prepared) cell, then its host-side hook."""
-    return cell.after_step(step(x), x)
+def run_step(step, cell, inputs: tuple):
+    """One step as the harness runs it: call the (prepared) cell, then its host-side hook
+    (which gets the input, or the tuple of inputs of a workload that has several)."""
+    return cell.after_step(step(*inputs), inputs[0] if len(inputs) == 1 else inputs)
 
 
 def _describe(value) -> str:
@@ -41,7 +42,7 @@ def check(variant_class, workload, mode, update: bool = True, seed: int = 0) -> 
     mode.activate()
     for n, steps in workload.gate_schedule:
         try:
-            cell, params = workload.build(variant_class)
+            cell, params = workload.build(variant_class, n)
             step = mode.prepare(cell)
         except Exception as exc:
             return Status.RAISES, f"building the cell: {first_line(exc)}"
@@ -49,7 +50,8 @@ def check(variant_class, workload, mode, update: bool = True, seed: int = 0) -> 
         for i, ref in enumerate(refs, start=1):
             where = f"step {i} at batch {n}"
             try:
-                out = run_step(step, cell, ms.Tensor(ref.input)).asnumpy()
+                tensors = tuple(ms.Tensor(a) for a in ref.inputs)
+                out = run_step(step, cell, tensors).asnumpy()
                 state = workload.observe(params)
             except Exception as exc:
                 return Status.RAISES, f"{where}: {first_line(exc)}"
@@ -71,7 +73,9 @@ def check(variant_class, workload, mode, update: bool = True, seed: int = 0) -> 
                     f"{kind} after {where}: {name} = {_describe(got)}, expected "
                     f"{_describe(want)} (|error| = {error:.3g})",
                 )
-    schedule = ", ".join(f"{steps} at batch {n}" for n, steps in workload.gate_schedule)
+    schedule = ", ".join(
+        f"{steps} at {workload.size_label} {n}" for n, steps in workload.gate_schedule
+    )
     return Status.WORKS, f"steps {schedule}"
 
 

@@ -31,11 +31,11 @@ TIMER = time.perf_counter
 class Stepper:
     """A prepared cell. Each call runs one step; the last call of an armed block synchronizes."""
 
-    def __init__(self, workload, variant_class, mode, x):
+    def __init__(self, workload, variant_class, mode, inputs: tuple, size: int | None = None):
         self.workload = workload
-        self.cell, self.params = workload.build(variant_class)
+        self.cell, self.params = workload.build(variant_class, size)
         self.step = mode.prepare(self.cell)
-        self.x = x
+        self.inputs = inputs
         self.probe = workload.probe(self.params)
         self.left = 0
         self.steps = 0
@@ -49,7 +49,7 @@ class Stepper:
         self.left = k
 
     def __call__(self) -> None:
-        out = run_step(self.step, self.cell, self.x)
+        out = run_step(self.step, self.cell, self.inputs)
         self.steps += 1
         self.left -= 1
         if self.left == 0:

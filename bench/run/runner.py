@@ -30,12 +30,13 @@ from bench.core import records, stats
 from bench.core.io import read_json, write_json_atomic
 from bench.core.schema import Manifest, Status
 from bench.measured import discovery, shapes, workloads
-from bench.run import gate, progress, select
+from bench.run import bandwidth, gate, progress, select
 from bench.run.plan import Item, Job, Plan
 from bench.run.progress import Progress, fmt_duration
 from bench.run.supervisor import Supervisor
 
 NO_SHAPE = "-"  # the shape of a verdict about a whole strategy (broken, inexpressible workload)
+GATE_TIMEOUT = 60.0  # a gate item (a few small steps) that takes longer is stopped as hung
 GATE_SPLIT = 40  # a mode with more variants is gated by gate_jobs processes in parallel
 
 
@@ -181,7 +182,7 @@ class Run:
                         plan.threads,
                         plan.seed,
                         plan.precision,
-                        plan.timeout,
+                        min(plan.timeout, GATE_TIMEOUT),
                     )
                 )
             self.progress.plan("gate", mode, len(todo), len(chunks))
@@ -222,9 +223,26 @@ class Run:
         verdicts = records.read_verdicts(self.dir, problems)
         return {(v.strategy, v.shape, v.mode): v for v in verdicts}
 
+    def measure_bandwidth(self) -> None:
+        """For workloads with a physical floor: this machine's memory bandwidth, once a run."""
+        out = self.dir / "prepare" / "bandwidth.json"
+        if out.is_file() or not self.workload.floor_kernel:
+            return
+        self.progress.line("bandwidth: STREAM copy and triad, 1 MiB to 2 × the last-level cache")
+        result = bandwidth.measure()
+        write_json_atomic(out, {"schema_version": 2, **result})
+        self.progress.line(
+            "bandwidth: "
+            + ", ".join(
+                f"{p['array_bytes'] / 2**20:g} MiB copy {p['copy_GBs']} GB/s"
+                for p in result["points"]
+            )
+        )
+
     def prepare_phase(self, verdicts: dict) -> dict:
         plan, start = self.plan, time.monotonic()
-        base = f"{shapes.CONTROL}/{select.BASE_CONTROL}"
+        self.measure_bandwidth()
+        base = f"{shapes.CONTROL}/{self.workload.base_control}"
         jobs = []
         for mode in plan.modes:
             if (self.dir / "prepare" / f"{mode}.json").is_file():
@@ -247,7 +265,7 @@ class Run:
                 if c.shape.name in ok
                 for n in sizes
             ]
-            if select.BASE_CONTROL in ok:
+            if self.workload.base_control in ok:
                 for strategy, shapes_ok in select.working(verdicts, mode).items():
                     reps = select.representatives(shapes_ok, self._simplicity, self._cost_class)
                     screened = shapes_ok if plan.screen_all else list(reps.values())
@@ -304,7 +322,7 @@ class Run:
 
     def cells(self, verdicts: dict, prepared: dict) -> dict[str, list[Item]]:
         """Per mode, the cells to time (and prepare/selection.json: why each shape)."""
-        plan, base = self.plan, f"{shapes.CONTROL}/{select.BASE_CONTROL}"
+        plan, base = self.plan, f"{shapes.CONTROL}/{self.workload.base_control}"
         out, chosen = {}, []
         for mode in plan.modes:
             k_table = prepared.get(mode, {}).get("k", {})

@@ -22,7 +22,6 @@ from bench.core.schema import Status
 from bench.measured.shapes import CONTROL
 
 TIE = 0.03  # shapes within 3 % of the fastest one's screened cost are a tie
-BASE_CONTROL = "scalar-param"  # the plain scalar Parameter read directly, as in the report
 
 
 def working(verdicts: dict, mode: str) -> dict[str, list]:

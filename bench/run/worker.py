@@ -57,7 +57,9 @@ class Context:
         key = (item.control_path, item.batch_size)
         if key in self._controls:
             return self._controls[key], math.nan
-        stepper = pairing.Stepper(self.workload, self.variant(item.control_path), self.mode, x)
+        stepper = pairing.Stepper(
+            self.workload, self.variant(item.control_path), self.mode, x, item.batch_size
+        )
         stepper.warm_up(self.job.precision.warmup_seconds)
         self._controls[key] = stepper
         return stepper, stepper.first_call_s
@@ -68,8 +70,9 @@ class Context:
 
         item = self.job.items[0]
         path = item.control_path or item.path
-        x = ms.Tensor(self.workload.make_input(1, seed=self.job.seed, small=True))
-        pairing.Stepper(self.workload, self.variant(path), self.mode, x).timed_block(2)
+        size = self.workload.gate_schedule[0][0]
+        x = tuple(ms.Tensor(a) for a in self.workload.make_inputs(size, self.job.seed, True))
+        pairing.Stepper(self.workload, self.variant(path), self.mode, x, size).timed_block(2)
 
 
 # -- gate -------------------------------------------------------------------------------------
@@ -112,7 +115,7 @@ def run_prepare(job: Job) -> dict:
     k_table, screen = {}, []
     for item in job.items:
         _emit("start", key=item.key)
-        x = ms.Tensor(context.workload.make_input(item.batch_size, seed=job.seed))
+        x = tuple(ms.Tensor(a) for a in context.workload.make_inputs(item.batch_size, job.seed))
         if item.role == "calibrate":
             control, _ = context.control(item, x)
             k, block = pairing.calibrate(control, precision.block_seconds, context.mode.min_steps)
@@ -120,7 +123,9 @@ def run_prepare(job: Job) -> dict:
             _emit("calibrated", key=item.key, k=k, block_s=block)
             continue
         k = k_table[f"{item.control}/N{item.batch_size}"]
-        subject = pairing.Stepper(context.workload, context.variant(item.path), context.mode, x)
+        subject = pairing.Stepper(
+            context.workload, context.variant(item.path), context.mode, x, item.batch_size
+        )
         control, _ = context.control(item, x)
         subject.warm_up(precision.warmup_seconds)
         round_s = subject.timed_block(k) + control.timed_block(k)

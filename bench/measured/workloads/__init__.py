@@ -5,8 +5,10 @@ from __future__ import annotations
 from bench.measured.workloads.base import Expected, Workload
 from bench.measured.workloads.brn import WORKLOAD as BRN
 from bench.measured.workloads.clip import WORKLOAD as CLIP
+from bench.measured.workloads.ema import WORKLOAD as EMA
+from bench.measured.workloads.kvcache import WORKLOAD as KVCACHE
 
-WORKLOADS: dict[str, Workload] = {w.name: w for w in (CLIP, BRN)}
+WORKLOADS: dict[str, Workload] = {w.name: w for w in (CLIP, BRN, KVCACHE, EMA)}
 
 
 def get(name: str) -> Workload:

@@ -26,7 +26,6 @@ from bench.measured.shapes import (
     Inexpressible,
     Shape,
     Variant,
-    WriteCode,
     strategy_text,
 )
 
@@ -35,7 +34,7 @@ from bench.measured.shapes import (
 class Expected:
     """One reference step: input, output, and the state before and after."""
 
-    input: np.ndarray
+    inputs: tuple  # the step's input arrays (construct's arguments)
     output: np.ndarray
     before: dict[str, np.ndarray]
     after: dict[str, np.ndarray]
@@ -124,10 +123,14 @@ class Workload(ABC):
         who = f"strategy `{strategy.name}` (strategies/{strategy.name}.py)"
         head = self._header(who, shape, strategy.layout)
         body = strategy_text(strategy.path)
-        if shape.name == AS_WRITTEN or shape.values.get("construct") == "base":
+        if shape.name == AS_WRITTEN:  # the strategy's own methods win over the workload's
+            own = [m for m in ("construct", "after_step") if m in _overridden(strategy.cell_class)]
+            lines = "".join(f"    {m} = Cell.{m}\n" for m in own) or "    pass\n"
+            cls = f"class Variant({self.base_classes('Cell')}):\n{lines}"
+        elif shape.values.get("construct") == "base":
             cls = f"class Variant({self.base_classes('Cell')}):\n    pass  # construct inherited\n"
         else:
-            emit = Emit(WriteCode.of(strategy.cell_class), set(self.reserved))
+            emit = Emit(strategy.cell_class, set(self.reserved))
             methods = self.construct_source(shape, emit)
             cls = f"class Variant({self.base_classes('Cell')}):\n{methods}"
         lines = body.splitlines()
@@ -180,14 +183,33 @@ class Workload(ABC):
         return Variant(self.name, CONTROL, shape, layout, str(path), "")
 
     # -- running ------------------------------------------------------------------------------
-    def build(self, variant_class):
-        """A fresh cell and the Parameters it starts with (observed by identity, not by name)."""
+    size_label = "batch size"  # what the size a cell is timed at means
+    size_symbol = "N"
+    floor_kernel: str | None = None  # "copy" or "triad": the bandwidth that bounds the update
+    base_control = "scalar-param"  # the control every layout cell and the screen compare with
+
+    def build(self, variant_class, size: int | None = None):
+        """A fresh cell and the Parameters it starts with (observed by identity, not by name).
+
+        ``size`` is the state size for workloads whose state grows (KV cache, EMA)."""
         cell = variant_class()
         return cell, dict(cell.parameters_and_names())
 
-    @abstractmethod
     def make_input(self, n: int, seed: int, small: bool = False) -> np.ndarray:
         """The input batch; ``small`` = a cheap feature size for the gate."""
+        raise NotImplementedError
+
+    def make_inputs(self, size: int, seed: int, small: bool = False) -> tuple:
+        """construct's arguments for one timed step at ``size``, as NumPy arrays."""
+        return (self.make_input(size, seed, small),)
+
+    def final_state(self, params: dict, size: int) -> dict:
+        """What the timed cells check after their steps (compared with ``after_steps``)."""
+        return {k: np.asarray(v).reshape(-1).tolist() for k, v in self.observe(params).items()}
+
+    def bytes_moved(self, shape_values: dict, size: int) -> int | None:
+        """Bytes a step's update must move (the physical floor), where that is meaningful."""
+        return None
 
     @abstractmethod
     def reference(
@@ -213,3 +235,12 @@ class Workload(ABC):
     @abstractmethod
     def driver(self) -> str:
         """The ``if __name__ == "__main__"`` part of a reproduction script."""
+
+
+def _overridden(cell_class) -> set[str]:
+    """The methods a strategy's Cell defines itself instead of inheriting ClipCell's."""
+    from bench.measured.workloads.clip.cell import ClipCell
+
+    return {
+        m for m in ("construct", "after_step") if getattr(cell_class, m) is not getattr(ClipCell, m)
+    }

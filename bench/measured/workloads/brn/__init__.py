@@ -115,7 +115,7 @@ class BatchRenormalization(Workload):
         forward += FORWARD.format(
             r_max=bounds.get("r_max", "self.r_max"), d_max=bounds.get("d_max", "self.d_max")
         ).splitlines()
-        if emit.code is None:  # a control: the forward alone
+        if emit.control:  # a control: the forward alone
             return _method("construct(self, x)", [*forward, "return y"])
         placement = v["write"]
         in_method = v["block"] == "method"
@@ -156,7 +156,7 @@ class BatchRenormalization(Workload):
         for i in range(steps):
             x = self.make_input(n, seed + i, small)
             y, after, _ = spec.train_step(x, gamma, beta, state, update=update)
-            yield Expected(x, y, state.as_dict(), after.as_dict())
+            yield Expected((x,), y, state.as_dict(), after.as_dict())
             state = after
 
     def probe(self, params: dict):

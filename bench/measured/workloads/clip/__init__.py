@@ -108,7 +108,7 @@ class Clip(Workload):
         bound = "lim" if read else "self.limit"
         body = [f"lim = {read}"] if read else []
         clip = [f"out = ops.clip_by_value(x, -{bound}, {bound})"]
-        if emit.code is None:  # a control: the forward alone
+        if emit.control:  # a control: the forward alone
             lines = [*body, *clip, "return out"]
         else:
             value = NEW_EXPR[v["new"]] if v["new"] == "arg" else "new"
@@ -135,7 +135,7 @@ class Clip(Workload):
         inputs = (self.make_input(n, seed + i, small) for i in range(steps))
         for ref in spec.reference(inputs, spec.INITIAL_LIMIT, update=update):
             yield Expected(
-                ref.input,
+                (ref.input,),
                 ref.output,
                 {"limit": ref.limit_before},
                 {"limit": ref.limit_after},
