@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
-from bench.core import records
-from bench.core.paths import ROOT
 from bench.measured import discovery, modes, shapes, workloads
 from bench.measured.workloads.brn import spec as brn_spec
 
@@ -40,39 +35,8 @@ def test_reference_first_step_is_batch_norm_and_r_d_clip_later():
 
 
 @pytest.fixture(scope="session")
-def brn_gate(ms, tmp_path_factory):
-    results = tmp_path_factory.mktemp("brn-gates")
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "bench",
-            "--workload",
-            "brn",
-            "--gate-only",
-            "--results-dir",
-            str(results),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=1800,
-    )
-    assert done.returncode in (0, 1), done.stderr[-3000:]
-    (run,) = (results / "raw").iterdir()
-    return records.read_verdicts(run, [])
-
-
-@pytest.mark.parametrize("mode", modes.MODE_NAMES)
-@pytest.mark.parametrize("name", discovery.strategy_names())
-def test_brn_gate_behaves_as_declared(brn_gate, name, mode):
-    mine = [v for v in brn_gate if (v.strategy, v.mode) == (name, mode)]
-    assert mine, (name, mode)
-    for v in mine:
-        if v.status == "inexpressible":  # reported, never silently skipped
-            assert "cannot express the brn workload" in v.detail or "write" in v.detail
-    wrong = [v for v in mine if not v.as_declared]
-    assert not wrong, [f"{v.shape}: {v.finding} (declared: {v.expected})" for v in wrong]
+def brn_gate(gate_runs):
+    return gate_runs[0]["brn"][1]
 
 
 def test_the_generic_strategies_express_brn(brn_gate):

@@ -36,7 +36,7 @@ from bench.run.progress import Progress, fmt_duration
 from bench.run.supervisor import Supervisor
 
 NO_SHAPE = "-"  # the shape of a verdict about a whole strategy (broken, inexpressible workload)
-GATE_TIMEOUT = 60.0  # a gate item (a few small steps) that takes longer is stopped as hung
+GATE_TIMEOUT = 30.0  # a gate item (a few small steps) that takes longer is stopped as hung
 GATE_SPLIT = 40  # a mode with more variants is gated by gate_jobs processes in parallel
 
 
