@@ -250,7 +250,7 @@ def test_interrupt_keeps_finished_cells_and_resume_completes(ms, tmp_path):
         (["--timeout", "-1"], "must be positive"),
         (["--strategies-dir", "/nonexistent"], "does not exist"),
         (["--resume"], "nothing to resume"),
-        (["--workload", "bn"], "unknown workload 'bn' (valid: clip, brn)"),
+        (["--workload", "bn"], "unknown workload 'bn' (valid: clip, brn, kvcache, ema)"),
     ],
 )
 def test_bad_arguments_fail_in_one_line_before_any_work(tmp_path, args, words):

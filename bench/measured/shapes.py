@@ -234,7 +234,8 @@ def _split(text: str) -> tuple[list[str], list[str], list[str]]:
     bench, imports, rest = [], [], []
     lines = text.splitlines()
     for node in tree.body:
-        source = "\n".join(lines[node.lineno - 1 : node.end_lineno])
+        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+        source = "\n".join(lines[first - 1 : node.end_lineno])
         if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "bench":
             bench.append(node.module)
         elif isinstance(node, ast.ImportFrom) and node.module == "__future__":

@@ -12,6 +12,7 @@ shorter write, then the name. A subject significantly faster than its own no-upd
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -140,37 +141,90 @@ def answer_table(run: RunData, n_boot: int) -> tuple[list[str], dict]:
 
 
 def grouped_failures(run: RunData, status: str) -> list[dict]:
-    """One entry per strategy × failure class, with the modes and shapes it holds in."""
+    """Failures grouped by finding: one entry per failure class and set of shapes per mode,
+    listing every strategy that fails exactly that way (so a fact about a code shape that holds
+    for every API reads once, not once per API)."""
     v = run.verdicts
-    rows = v[(v.status == status) & (v.strategy != "control")]
-    groups: dict[tuple, dict] = {}
-    totals = v[~v.status.isin(["inexpressible", "broken"])].groupby(["strategy", "mode"]).size()
-    for r in rows.itertuples():
-        g = groups.setdefault((r.strategy, r.failure), {"modes": defaultdict(list), "example": r})
-        g["modes"][r.mode].append(r.shape)
+    gated = v[~v.status.isin(["inexpressible", "broken"]) & (v.strategy != "control")]
+    shapes_of = {k: set(g["shape"]) for k, g in gated.groupby(["strategy", "mode"])}
+    rows = gated[gated.status == status]
+    per_strategy: dict[tuple, dict] = {}
+    for (strategy, failure, mode), g in rows.groupby(["strategy", "failure", "mode"]):
+        per_strategy.setdefault((strategy, failure), {})[mode] = frozenset(g["shape"])
+    groups: dict[tuple, list] = {}
+    for (strategy, failure), modes in per_strategy.items():
+        key = (failure, tuple(sorted(modes.items())))
+        groups.setdefault(key, []).append(strategy)
     out = []
-    for (strategy, failure), g in groups.items():
+    for (failure, modes), strategies in groups.items():
         parts = []
-        for mode, shapes in g["modes"].items():
-            total = int(totals.get((strategy, mode), len(shapes)))
-            every = len(shapes) == total
-            parts.append((mode, shapes, total, every))
-        out.append(
-            {"strategy": strategy, "failure": failure, "parts": parts, "example": g["example"]}
+        for mode, failing in modes:
+            every = set().union(*(shapes_of.get((s, mode), set()) for s in strategies))
+            parts.append((mode, failing, every))
+        out.append({"failure": failure, "strategies": sorted(strategies), "parts": parts})
+    return sorted(out, key=lambda g: -len(g["strategies"]) * sum(len(p[1]) for p in g["parts"]))
+
+
+def shape_rules(run: RunData) -> tuple[list[str], set]:
+    """Findings about a code shape that hold for several strategies: a one-dimension change
+    that flips the verdict in every pair that has it (minimal pairs), and the failures it
+    explains, which the per-strategy lines then leave out."""
+    from bench.report.pairs import minimal_pairs
+
+    pairs = minimal_pairs(run.verdicts)
+    pairs = pairs[(pairs.pairs == pairs["of"]) & (pairs.works_outcome == "works")]
+    keys = ["mode", "dim", "works_value", "fails_value", "fails_outcome"]
+    merged: dict[tuple, list] = {}
+    for key, g in pairs.groupby(keys):
+        if g.strategy.nunique() >= 2:
+            mode, *rest = key
+            merged.setdefault((*rest, tuple(sorted(set(g.strategy)))), []).append(mode)
+    lines, explained = [], set()
+    v = run.verdicts
+    for (dim, good, bad, outcome, strategies), modes in merged.items():
+        for m in modes:
+            hit = v[(v["mode"] == m) & v.strategy.isin(strategies) & (v.failure == outcome)]
+            explained |= {
+                (r.strategy, r.mode, r.shape) for r in hit.itertuples() if r.dims.get(dim) == bad
+            }
+        names = ", ".join(f"`{s}`" for s in strategies)
+        lines.append(
+            f"- **{outcome.split(': ', 1)[-1]}** whenever `{dim}={bad}` instead of `{dim}={good}` "
+            f"(every minimal pair flips): {names} in {', '.join(map(fmt.mode_label, modes))}"
         )
-    return sorted(out, key=lambda g: (-sum(len(p[1]) for p in g["parts"]), g["strategy"]))
+    return lines, explained
 
 
-def failure_lines(run: RunData, status: str, repro_links: dict) -> list[str]:
+def failure_lines(
+    run: RunData, status: str, repro_links: dict, explained: set | None = None
+) -> list[str]:
+    """One line per finding: what fails, which strategies, in which modes and shapes, a repro
+    (failures ``explained`` by a shape rule are left out)."""
+    from bench.report.findings import _cover
+
+    if explained:
+        keep = [(r.strategy, r.mode, r.shape) not in explained for r in run.verdicts.itertuples()]
+        run = replace(run, verdicts=run.verdicts[keep])
     lines = []
     for g in grouped_failures(run, status):
         what = g["failure"].split(": ", 1)[-1]
+        names = ", ".join(f"`{s}`" for s in g["strategies"])
+        by_shapes: dict[frozenset, list[str]] = defaultdict(list)
+        for mode, failing, _ in g["parts"]:
+            by_shapes[failing].append(mode)
         where = []
-        for mode, shapes, total, every in g["parts"]:
-            count = "in every shape tried" if every else f"in {len(shapes)} of {total} shapes"
-            link = repro_links.get((g["strategy"], mode, g["failure"]))
-            where.append(
-                f"{fmt.mode_label(mode)} {count}" + (f" ([repro]({link}))" if link else "")
+        for failing, modes in by_shapes.items():
+            every = set().union(*(e for m, f, e in g["parts"] if m in modes))
+            globs = _cover(set(failing), every)
+            shapes = (
+                "every shape tried"
+                if globs == ["*"]
+                else f"{len(failing)} of {len(every)} shapes: "
+                + ", ".join(f"`{x}`" for x in globs[:4])
+                + (", …" if len(globs) > 4 else "")
             )
-        lines.append(f"- `{g['strategy']}`: {what} — " + "; ".join(where))
+            link = repro_links.get((g["strategies"][0], modes[0], g["failure"]))
+            label = ", ".join(fmt.mode_label(m) for m in modes)
+            where.append(f"{label} in {shapes}" + (f" ([repro]({link}))" if link else ""))
+        lines.append(f"- **{what}**: {names} — " + "; ".join(where))
     return lines

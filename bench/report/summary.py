@@ -113,7 +113,8 @@ def render(
     n_boot: int = stats.N_BOOTSTRAP,
 ) -> str:
     table, _ = answer.answer_table(run, n_boot)
-    silent = answer.failure_lines(run, "incorrect", links.get("failures", {}))
+    rules, explained = answer.shape_rules(run)
+    silent = answer.failure_lines(run, "incorrect", links.get("failures", {}), explained)
     raises = answer.failure_lines(run, "raises", links.get("failures", {}))
     crashes = answer.failure_lines(run, "crashed", links.get("failures", {}))
     out = _title(run, title)
@@ -125,13 +126,11 @@ def render(
         f"({pages.get('shapes', 'shapes.md')}).",
         "",
     ]
+    if rules:
+        out += ["**Code shapes that fail for every strategy that has them**:", "", *rules, ""]
     if silent:
-        out += [
-            "**Silent failures** (no error; the output or the Parameter is wrong):",
-            "",
-            *silent,
-            "",
-        ]
+        head = "**Silent failures** (no error; the output or the Parameter is wrong)"
+        out += [head + (", besides those rules:" if rules else ":"), "", *silent, ""]
     if raises:
         out += ["**Errors** (full text under Errors):", "", *raises, ""]
     if crashes:
