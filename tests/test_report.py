@@ -96,6 +96,19 @@ def test_the_support_matrix_shows_each_verdict_in_its_own_column(written, comple
                 assert cell.startswith(f"works {works}/{len(mine)}"), (strategy, mode, cell)
 
 
+def test_strategies_for_other_workloads_leave_the_matrix():
+    from bench.report import matrix
+
+    v = pd.DataFrame(
+        {
+            "strategy": ["host_ema", "host_ema", "assign", "assign", "control"],
+            "mode": ["graph", "pynative", "graph", "pynative", "graph"],
+            "status": ["inexpressible", "inexpressible", "works", "inexpressible", "works"],
+        }
+    )
+    assert matrix.not_applicable(v) == ["host_ema"]
+
+
 def test_cells_escape_pipes_and_newlines():
     assert fmt.cell("a | b\nc") == "a \\| b c"
     with pytest.raises(ValueError, match="row has 1 cells"):

@@ -40,17 +40,32 @@ def _matrix_cell(rows: pd.DataFrame) -> str:
     return f"works {works}/{total} · {rest}"
 
 
+def not_applicable(v: pd.DataFrame) -> list[str]:
+    """Strategies with no shape that can be written in this workload (e.g. ``WORKLOADS``)."""
+    names = set(v.strategy) - {"control"}
+    return sorted(s for s in names if (v.status[v.strategy == s] == "inexpressible").all())
+
+
 def support(run: RunData) -> list[str]:
     v = run.verdicts
     modes = list(run.plan.get("modes", sorted(set(v["mode"]))))
-    names = [s for s in dict.fromkeys(v.strategy) if s != "control"]
+    skip = not_applicable(v)
+    names = [s for s in dict.fromkeys(v.strategy) if s != "control" and s not in skip]
     facts = run.manifest.strategies
     rows = [
         [f"`{s}`", facts.get(s, {}).get("layout", "?")]
         + [_matrix_cell(v[(v.strategy == s) & (v["mode"] == m)]) for m in modes]
         for s in sorted(names)
     ]
-    return fmt.table(["strategy", "layout", *map(fmt.mode_label, modes)], rows)
+    out = fmt.table(["strategy", "layout", *map(fmt.mode_label, modes)], rows)
+    if skip:
+        out += [
+            "Not for this workload (no shape can be written here): "
+            + ", ".join(f"`{s}`" for s in skip)
+            + ".",
+            "",
+        ]
+    return out
 
 
 def shapes_page(run: RunData, dims_help: dict[str, str], links: dict) -> str:
@@ -72,7 +87,8 @@ def shapes_page(run: RunData, dims_help: dict[str, str], links: dict) -> str:
         "## Every shape",
         "",
     ]
-    for strategy in sorted(s for s in set(v.strategy) if s != "control"):
+    skip = not_applicable(v)
+    for strategy in sorted(s for s in set(v.strategy) if s != "control" and s not in skip):
         rows = v[v.strategy == strategy]
         out += [f"### `{strategy}`", ""]
         table = []

@@ -92,14 +92,33 @@ def _provenance(run: RunData, n_boot: int) -> list[str]:
     ]
 
 
+def _timed_failures(run: RunData) -> list[str]:
+    """Shapes the gate passed whose timed cells then failed the final-state check."""
+    cells = run.cells
+    if not len(cells):
+        return []
+    bad = cells[(cells.status == "incorrect") & (cells.role == "update")]
+    out = []
+    for (strategy, shape, mode), group in bad.groupby(["strategy", "shape", "mode"]):
+        sizes = ", ".join(str(n) for n in sorted(group.batch_size))
+        first = str(group.detail.iloc[0]).split("; ")[0]
+        out.append(
+            f"- `{strategy}` (`{shape}`) {fmt.mode_label(mode)}, N = {sizes}: {fmt.cell(first)}"
+        )
+    return out
+
+
 def _missing(run: RunData) -> list[str]:
     cells = run.cells
     bad = cells[cells.status != "works"] if len(cells) else cells
-    lines = [
-        f"- `{r.strategy}` (`{r.shape}`) {fmt.mode_label(r.mode)} N={r.batch_size}: "
-        f"{r.status}: {r.detail}"
-        for r in bad.itertuples()
-    ]
+    lines = []
+    for r in bad.itertuples():
+        details = str(r.detail).split("; ")
+        more = f" (and {len(details) - 1} more processes)" if len(details) > 1 else ""
+        lines.append(
+            f"- `{r.strategy}` (`{r.shape}`) {fmt.mode_label(r.mode)} N={r.batch_size}: "
+            f"{r.status}: {details[0]}{more}"
+        )
     lines += [f"- problem: {p}" for p in run.problems]
     return (lines or ["- none"]) + [""]
 
@@ -131,6 +150,15 @@ def render(
     if silent:
         head = "**Silent failures** (no error; the output or the Parameter is wrong)"
         out += [head + (", besides those rules:" if rules else ":"), "", *silent, ""]
+    timed = _timed_failures(run)
+    if timed:
+        out += [
+            "**Passed the gate, wrong while timed** (the gate's steps matched the reference; the "
+            "state after the timed steps did not, so these cells are not timed as working):",
+            "",
+            *timed,
+            "",
+        ]
     if raises:
         out += ["**Errors** (full text under Errors):", "", *raises, ""]
     if crashes:
