@@ -44,3 +44,15 @@ def test_like_runs_get_marks_and_the_command_writes_the_page(tmp_path):
     assert releases.main([str(tmp_path), "--out", str(out), "--bootstrap", "50"]) == 0
     assert out.read_text().startswith("# Across MindSpore releases")
     assert releases.main([str(tmp_path / "none")]) == 2
+
+
+def test_runs_of_the_suite_before_code_shapes_are_labelled(tmp_path):
+    _release(tmp_path, "2.11.0")
+    old = tmp_path / "2.10.0" / "raw" / "20250101T000000Z-0000"  # the v1 fixture ran 2.10.0
+    shutil.copytree(RUNS / "v1", old)
+    runs = releases.load_releases(tmp_path, n_boot=50)
+    assert list(runs) == ["2.10.0", "2.11.0"] and runs["2.11.0"].written_schema == 2
+    text = releases.render(runs, n_boot=50)
+    first = [ln for ln in text.splitlines() if ln.startswith("> ")]
+    assert first and "runs of an earlier version of this suite" in first[0]
+    assert "2.10.0" in first[0] and "2.11.0" not in first[0]

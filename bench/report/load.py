@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from bench.core import records, stats
-from bench.core.schema import Manifest, Status, Timing
+from bench.core.schema import SCHEMA_VERSION, Manifest, Status, Timing
 from bench.report.findings import failure_class, phrase
 
 CONTROL_INVALID = 0.99  # a subject significantly faster than this × its no-update twin
@@ -50,6 +51,15 @@ class RunData:
     @property
     def plan(self) -> dict:
         return self.manifest.plan
+
+    @property
+    def written_schema(self) -> int:
+        """The schema version the run's manifest was written with (1 = before code shapes)."""
+        try:
+            raw = json.loads((Path(self.run_dir) / "manifest.json").read_text())
+        except (OSError, ValueError):
+            return SCHEMA_VERSION
+        return int(raw.get("schema_version", 1)) if isinstance(raw, dict) else SCHEMA_VERSION
 
     @property
     def workload(self) -> str:

@@ -102,6 +102,20 @@ def overhead(runs: dict[str, load.RunData], n_boot: int) -> list[str]:
     return out
 
 
+def _older_suite(runs: dict[str, load.RunData]) -> list[str]:
+    """A warning when some runs were written by the suite before code shapes (schema 1)."""
+    old = [v for v, r in runs.items() if r.written_schema < 2]
+    if not old:
+        return []
+    return [
+        f"> **MindSpore {', '.join(old)}: runs of an earlier version of this suite** (result "
+        "schema 1: one code shape per strategy, no PYNATIVE_BLOCKING mode). Their verdicts hold "
+        "for that one shape; a difference against a newer run can be the suite's, not "
+        "MindSpore's. `nox -t releases` reruns every release with the current suite.",
+        "",
+    ]
+
+
 def render(runs: dict[str, load.RunData], n_boot: int = stats.N_BOOTSTRAP) -> str:
     table, changed, total = verdict_changes(runs)
     precisions = {str(r.plan.get("precision")) for r in runs.values()}
@@ -112,6 +126,7 @@ def render(runs: dict[str, load.RunData], n_boot: int = stats.N_BOOTSTRAP) -> st
         f"Releases measured: {', '.join(runs)}. One run per release; every verdict comes from "
         "that release's own gate (every strategy × shape × mode).",
         "",
+        *_older_suite(runs),
         "## Verdicts that change between releases",
         "",
         f"{total - changed} of {total} strategy × mode rows are the same in every release "
@@ -137,7 +152,8 @@ def render(runs: dict[str, load.RunData], n_boot: int = stats.N_BOOTSTRAP) -> st
         env, m = run.environment, run.manifest
         out.append(
             f"- MindSpore {version}: run `{m.run_id}` ({m.status}), {env.get('cpu')}, Python "
-            f"{env.get('python')}, commit {str(env.get('commit') or '?')[:10]}, command "
+            f"{env.get('python')}, commit {str(env.get('commit') or '?')[:10]}, result schema "
+            f"{run.written_schema}, command "
             f"`{m.command}`, precision {m.plan.get('precision')}"
         )
     return "\n".join(out) + "\n"
