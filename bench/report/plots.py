@@ -15,6 +15,7 @@ import pandas as pd
 
 from bench.core.io import write_bytes_atomic
 from bench.report import fmt
+from bench.report.matrix import not_applicable
 
 MARKERS = "osD^v<>pPX*hH8d"
 STATUS_COLOURS = {  # support heatmap: a colour per outcome
@@ -131,6 +132,7 @@ def support(verdicts: pd.DataFrame, modes: list[str], cpu: str, path: Path) -> P
     from matplotlib.patches import Patch
 
     v = verdicts[verdicts.strategy != "control"]
+    v = v[~v.strategy.isin(not_applicable(v))]  # strategies for other workloads only
     strategies = sorted(v.strategy.unique())
     shapes = sorted(v["shape"].unique())
     codes = list(STATUS_COLOURS)
@@ -156,7 +158,11 @@ def support(verdicts: pd.DataFrame, modes: list[str], cpu: str, path: Path) -> P
         ax.set_title(fmt.mode_label(mode), fontsize=9)
     handles = [Patch(color=c, label=STATUS_CODES[s]) for s, c in STATUS_COLOURS.items()]
     fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8)
-    fig.suptitle(f"Verdict of every strategy × shape (grey: not expressible) — {cpu}", fontsize=10)
+    fig.suptitle(
+        "Verdict of every strategy × shape (grey: cannot be written in this shape; white: not a "
+        f"shape of its layout) — {cpu}",
+        fontsize=10,
+    )
     return _save(fig, path)
 
 
