@@ -111,14 +111,14 @@ def layout_finding(run: RunData) -> str | None:
     if raw.empty:
         return None
     text = (
-        f"A 1-element vector Parameter read directly as the clip's bound costs "
+        f"State kept in 1-element vector Parameters and read directly by the forward costs "
         f"×{raw.ratio.min():.2f}–×{raw.ratio.max():.2f} the base control's step (no update at all; "
         f"{', '.join(fmt.mode_label(m) for m in sorted(set(raw['mode'])))}, N="
         f"{raw.batch_size.min()}–{raw.batch_size.max()})"
     )
     if len(view):
         text += (
-            f"; read through a 0-d view (`lim = self.limit.reshape(())`) it costs "
+            f"; read through a 0-d view (`.reshape(())`) it costs "
             f"×{view.ratio.min():.2f}–×{view.ratio.max():.2f}"
         )
     return text + (
