@@ -100,6 +100,13 @@ def layout(run: RunData) -> list[str]:
     return out
 
 
+def _floor_cell(row) -> str:
+    """``1.2 ms (×8)``; no ratio when the update's bytes are unknown (host-side strategies)."""
+    time = fmt.duration(row.step_s)
+    x = row.x_floor
+    return f"{time} (×{x:,.0f})" if x == x and x not in (float("inf"), None) else time
+
+
 def layout_finding(run: RunData) -> str | None:
     """One sentence: the largest penalty of a (1,) Parameter read raw, and what the view gives."""
     cells = run.cells
@@ -237,12 +244,7 @@ def big_state(run: RunData) -> list[str]:
         table = []
         for (strategy, shape), group in mine.groupby(["strategy", "shape"]):
             by = group.set_index("batch_size")
-            cells = [
-                f"{fmt.duration(by.loc[n].step_s)} (×{by.loc[n].x_floor:,.0f})"
-                if n in by.index
-                else "–"
-                for n in sizes
-            ]
+            cells = [_floor_cell(by.loc[n]) if n in by.index else "–" for n in sizes]
             g = group.sort_values("batch_size")
             added = g.added_s.clip(lower=1e-9)
             slopes = [slope(g.batch_size, g.step_s), slope(g.batch_size, added)]
