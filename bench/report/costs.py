@@ -9,6 +9,8 @@ per-process medians), so the reader sees how far it can be trusted.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -104,7 +106,7 @@ def _floor_cell(row) -> str:
     """``1.2 ms (×8)``; no ratio when the update's bytes are unknown (host-side strategies)."""
     time = fmt.duration(row.step_s)
     x = row.x_floor
-    return f"{time} (×{x:,.0f})" if x == x and x not in (float("inf"), None) else time
+    return f"{time} (×{x:,.0f})" if x is not None and math.isfinite(x) else time
 
 
 def layout_finding(run: RunData) -> str | None:
