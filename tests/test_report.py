@@ -78,6 +78,19 @@ def test_every_generated_table_has_as_many_cells_as_its_header(written):
             assert all(len(row) == len(table[0]) for row in table), page
 
 
+def test_the_committed_reports_render_with_every_cell_in_place():
+    """The reference pages in results/ (whatever run made them) parse as GFM, row = header."""
+    pages = sorted((Path(__file__).resolve().parents[1] / "results").glob("**/*.md"))
+    pages = [p for p in pages if "raw" not in p.parts]
+    assert pages
+    for page in pages:
+        text = page.read_text()
+        for cells, header, line in raw_widths(text):
+            assert cells == header, f"{page}: {line}"
+        for table in tables(text):
+            assert all(len(row) == len(table[0]) for row in table), page
+
+
 def test_the_support_matrix_shows_each_verdict_in_its_own_column(written, complete):
     text = (written / "summary.md").read_text()
     matrix = next(t for t in tables(text) if t[0][:2] == ["strategy", "layout"])
