@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -52,7 +53,7 @@ class RunData:
     def plan(self) -> dict:
         return self.manifest.plan
 
-    @property
+    @cached_property
     def written_schema(self) -> int:
         """The schema version the run's manifest was written with (1 = before code shapes)."""
         try:
