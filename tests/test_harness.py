@@ -6,6 +6,7 @@ Never asserts a timing: only that the numbers exist, have the right shape and ar
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -197,6 +198,76 @@ def test_bad_strategies_cost_only_their_own_cells(ms, tmp_path, fixture_strategi
     assert "exited with code 4" in crashed[0]["detail"]
 
 
+def test_a_dead_timing_process_keeps_its_finished_cells(tmp_path):
+    from bench.core import records
+    from bench.core.schema import Timing
+    from bench.run.worker import Checkpoint, partial_path, salvage
+
+    out = tmp_path / "timing" / "graph-p0.json"
+    check = Checkpoint(out, {"schema_version": 2, "kind": "time", "mode": "graph", "process": 0})
+    cell = {"test": "a@s-graph-N1", "status": "works", "detail": ""}
+    info = Timing("clip", "a", "s", "graph", 1, 0, "control/c", "update", 8, [1.0], [1.0]).to_dict()
+    bench_record = {"name": "test_step[a@s-graph-N1]", "extra_info": info, "stats": {}}
+    check.write(cell=cell, at="t1", load={"others_cpus": 0.0}, benchmark=bench_record)
+    check.write(cell={"test": "b@s-graph-N1", "status": "raises", "detail": "E"}, at="t2")
+    check._file.write('{"cell": {"test": "c@s-graph-N1", "sta')  # cut by the crash
+    check._file.flush()
+
+    ended = {"status": "crashed", "detail": "worker died with SIGSEGV", "at": "c/s/N1"}
+    assert salvage(out, ended) == {"a@s-graph-N1", "b@s-graph-N1"}
+    assert not partial_path(out).exists()
+    data = json.loads(out.read_text())
+    assert data["suite"]["ended"] == ended and data["suite"]["finished"] == "t2"
+    assert [c["status"] for c in data["suite"]["cells"]] == ["works", "raises"]
+    assert [b["name"] for b in data["benchmarks"]] == ["test_step[a@s-graph-N1]"]
+    timings, statuses = records.read_timings(tmp_path, problems := [])
+    assert len(statuses) == 2 and [t.strategy for t in timings] == ["a"] and not problems
+
+    again = Checkpoint(out, {"kind": "time"})  # a file already there is never overwritten
+    again.write(cell={"test": "d@s-graph-N1", "status": "works", "detail": ""}, at="t3")
+    assert salvage(out, ended) == set() and json.loads(out.read_text()) == data
+    assert salvage(out, ended) == set()  # no checkpoint: nothing to do
+
+
+@pytest.mark.mindspore
+def test_a_crash_that_does_not_reproduce_costs_no_finished_cell(ms, tmp_path, fixture_strategies):
+    from bench.report.load import restarts
+
+    env = {**os.environ, "BENCH_TEST_CRASH_ONCE": str(tmp_path / "crashed-once")}
+    done = bench(
+        "--strategies-dir",
+        str(fixture_strategies),
+        "--strategies",
+        "good_assign,crash_once",
+        "--modes",
+        "graph",
+        "--batch-sizes",
+        "2,16,32",
+        *SHAPES,
+        *TINY[2:],
+        "--results-dir",
+        str(tmp_path),
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]  # alone, the culprit worked
+    assert (tmp_path / "crashed-once").exists()
+    run = only_run(tmp_path)
+    files = {p.name: json.loads(p.read_text()) for p in (run / "timing").glob("graph-p0*.json")}
+    ended = [(name, d["suite"]) for name, d in files.items() if "ended" in d["suite"]]
+    assert len(ended) == 1, files.keys()
+    name, suite = ended[0]
+    assert suite["ended"]["status"] == "crashed" and "code 5" in suite["ended"]["detail"]
+    assert suite["ended"]["at"].startswith("crash_once/")
+    tests = [c["test"] for d in files.values() for c in d["suite"]["cells"]]
+    assert len(tests) == len(set(tests)), "a finished cell was measured twice"
+    timed = [b["extra_info"] for d in files.values() for b in d["benchmarks"]]
+    assert {(i["strategy"], i["batch_size"]) for i in timed} >= {
+        (s, n) for s in ("good_assign", "crash_once") for n in (2, 16, 32)
+    }
+    assert not list(run.rglob("*.partial.jsonl"))
+    assert any(line.startswith(f"{name}: the timing process stopped") for line in restarts(run))
+
+
 @pytest.mark.mindspore
 def test_interrupt_keeps_finished_cells_and_resume_completes(ms, tmp_path):
     args = ["--strategies", "assign,copy_", "--modes", "graph,pynative", *SHAPES, *TINY]
@@ -221,6 +292,7 @@ def test_interrupt_keeps_finished_cells_and_resume_completes(ms, tmp_path):
     assert any(name.endswith("-p0.json") for name in kept), "the finished worker's JSON is kept"
     assert f"--results-dir {tmp_path} --resume {run.name}" in err
     assert not list(run.rglob(".*.tmp")), "no half-written files"
+    assert not list(run.rglob("*.partial.jsonl")), "checkpoints of stopped processes are saved"
 
     resumed = bench("--resume", "--results-dir", str(tmp_path), "--no-report")
     assert resumed.returncode == 0, resumed.stderr[-2000:]
@@ -230,6 +302,13 @@ def test_interrupt_keeps_finished_cells_and_resume_completes(ms, tmp_path):
         "graph-p0.json",
         "pynative-p0.json",
     }
+    for mode in ("graph", "pynative"):
+        tests = [
+            c["test"]
+            for p in (run / "timing").glob(f"{mode}-p0*.json")
+            for c in json.loads(p.read_text())["suite"]["cells"]
+        ]
+        assert len(tests) == len(set(tests)), "a finished cell was measured twice"
     for name, mtime in kept.items():  # finished results were not measured again
         path = next(run.rglob(name))
         if name != "manifest.json":

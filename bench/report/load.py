@@ -213,6 +213,22 @@ def environment(run_dir: Path, problems: list[str]) -> dict:
     return env
 
 
+def restarts(run_dir: Path) -> list[str]:
+    """One line per timing process that died and whose finished cells were kept."""
+    lines = []
+    for path, data in records.read_timing_files(run_dir, []):
+        ended = data["suite"].get("ended")
+        if isinstance(ended, dict):
+            at = f" at `{ended['at']}`" if ended.get("at") else ""
+            kept = len(data["suite"].get("cells", []))
+            lines.append(
+                f"{path.name}: the timing process stopped ({ended.get('status')}: "
+                f"{ended.get('detail')}){at}; {kept} finished cells kept, the others measured "
+                "in a new process"
+            )
+    return lines
+
+
 def load(run_dir: Path, n_boot: int = stats.N_BOOTSTRAP) -> RunData:
     """Read and tidy one run folder; damaged files become ``problems``, not exceptions."""
     run_dir, problems = Path(run_dir), []
@@ -250,7 +266,7 @@ def load(run_dir: Path, n_boot: int = stats.N_BOOTSTRAP) -> RunData:
         bandwidth=records.read_bandwidth(run_dir, problems),
         screen=screen,
         environment=environment(run_dir, problems),
-        problems=problems,
+        problems=problems + restarts(run_dir),
     )
 
 

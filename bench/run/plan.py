@@ -108,6 +108,10 @@ class Item:
         size = f"/N{self.batch_size}" if self.batch_size else ""
         return f"{self.strategy}/{self.shape}{size}"
 
+    def test_id(self, mode: str) -> str:
+        """The cell's pytest id in a timing file: ``<strategy>@<shape>-<mode>-N<n>``."""
+        return f"{self.strategy}@{self.shape}-{mode}-N{self.batch_size}"
+
 
 @dataclass(frozen=True)
 class Job:

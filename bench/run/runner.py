@@ -5,7 +5,9 @@ strategy × shape and control, exactly what MindSpore compiled), ``gate/`` (a ve
 strategy × shape × mode), ``prepare/`` (per mode: steps per block, the shape screen, the choice),
 ``timing/`` (pytest-benchmark JSON, one per worker process) and ``logs/``. Run ids sort by start
 time. Every file is written atomically and kept: ``--resume`` finishes an interrupted run without
-measuring anything twice. Phases:
+measuring anything twice. A timing process checkpoints each cell as it finishes; when it dies
+(crash, hang, Ctrl-C) its finished cells are saved as its timing file and only the rest run
+again. Phases:
 
 1. gate: every variant in every mode, many variants per process (``bench.run.supervisor``);
 2. prepare: per mode, k per control and batch size, then the screen that picks each strategy's
@@ -30,7 +32,7 @@ from bench.core import records, stats
 from bench.core.io import read_json, write_json_atomic
 from bench.core.schema import Manifest, Status
 from bench.measured import discovery, shapes, workloads
-from bench.run import bandwidth, gate, progress, select
+from bench.run import bandwidth, gate, progress, select, worker
 from bench.run.plan import Item, Job, Plan
 from bench.run.progress import Progress, fmt_duration
 from bench.run.supervisor import Supervisor
@@ -313,7 +315,8 @@ class Run:
                     if done[0] % 40 == 0:
                         self.progress.line(f"prepare {job.mode} [{done[0]}/{len(job.items)}]")
 
-            for failure in self.supervisor.run(job, f"prepare-{job.mode}", handle, keep_done=False):
+            rerun_all = lambda *_: set()  # noqa: E731 - prepare writes its file at the end
+            for failure in self.supervisor.run(job, f"prepare-{job.mode}", handle, kept=rerun_all):
                 self.progress.line(f"prepare {job.mode}: {failure.item.key}: {failure.status}")
 
         self._pool(jobs, one, plan.time_jobs)
@@ -408,46 +411,81 @@ class Run:
                 todo.append(cell)
         return todo
 
+    def _recorded(self, mode: str, process: int) -> set[str]:
+        """The tests (``Item.test_id``) the timing files of one mode and process hold."""
+        found = set()
+        for path in (self.dir / "timing").glob(f"{mode}-p{process}.*json"):
+            if path.name.endswith(".pytest.json"):
+                continue
+            try:
+                found |= {c["test"] for c in read_json(path)["suite"].get("cells", [])}
+            except (OSError, ValueError, KeyError, TypeError):
+                continue  # unreadable: the report names it; its cells are measured again
+        return found
+
+    def _salvage_checkpoints(self, how: dict) -> None:
+        """Timing files from the checkpoints of processes that were stopped (Ctrl-C, a kill)."""
+        for partial in sorted((self.dir / "timing").glob("*.partial.jsonl")):
+            out = partial.with_name(partial.name.replace(".partial.jsonl", ".json"))
+            kept = worker.salvage(out, how)
+            if kept:
+                self.progress.line(f"time: {out.name}: kept its {len(kept)} finished cells")
+
+    def _kept(self, job: Job, outcome, how: dict) -> set[str]:
+        """After a timing process died: its finished cells, saved from its checkpoint."""
+        saved = worker.salvage(job.out, how)
+        return {i.key for i in job.items if i.test_id(job.mode) in saved}
+
     def time_phase(self, cells: dict[str, list[Item]]) -> None:
         plan, start = self.plan, time.monotonic()
         precision = plan.precision
+        self._salvage_checkpoints({"status": "interrupted", "detail": "the run was stopped"})
         for mode, todo in cells.items():
             self.progress.plan(
                 "time", mode, len(todo) * precision.min_processes, precision.min_processes
             )
-        for process in range(precision.max_processes):
-            jobs = []
-            for mode in plan.modes:
-                out = self.dir / "timing" / f"{mode}-p{process}.json"
-                if out.is_file() or list(out.parent.glob(f"{mode}-p{process}.*")):
+        try:
+            for process in range(precision.max_processes):
+                jobs = [self._time_job_for(mode, process, cells) for mode in plan.modes]
+                jobs = [job for job in jobs if job is not None]
+                if not jobs:
                     continue
-                todo = cells.get(mode, [])
-                if process >= precision.min_processes:
-                    todo = self._unconverged(mode, todo, process)
-                    self.progress.plan("time", mode, len(todo), 1 if todo else 0)
-                if not todo:
-                    continue
-                order = list(todo)
-                random.Random(f"{plan.seed}-{mode}-{process}").shuffle(order)
-                jobs.append(
-                    Job(
-                        "time",
-                        self.dir.name,
-                        plan.workload,
-                        mode,
-                        str(out),
-                        tuple(order),
-                        process,
-                        plan.threads,
-                        plan.seed,
-                        precision,
-                    )
-                )
-            if not jobs:
-                continue
-            random.Random(f"{plan.seed}-{process}").shuffle(jobs)  # modes interleave: drift cancels
-            self._pool(jobs, self._time_job, plan.time_jobs)
+                random.Random(f"{plan.seed}-{process}").shuffle(jobs)  # modes interleave
+                self._pool(jobs, self._time_job, plan.time_jobs)
+        except KeyboardInterrupt:
+            self._salvage_checkpoints({"status": "interrupted", "detail": "the run was stopped"})
+            raise
         self.phase_done("time", time.monotonic() - start)
+
+    def _time_job_for(self, mode: str, process: int, cells: dict[str, list[Item]]) -> Job | None:
+        """The job of one timing process: the mode's cells this process has not recorded yet."""
+        plan, precision = self.plan, self.plan.precision
+        done = self._recorded(mode, process)
+        todo = [c for c in cells.get(mode, []) if c.test_id(mode) not in done]
+        if process >= precision.min_processes and todo:
+            todo = self._unconverged(mode, todo, process)
+            self.progress.plan("time", mode, len(todo), 1 if todo else 0)
+        if not todo:
+            return None
+        out = self.dir / "timing" / f"{mode}-p{process}.json"
+        resumed = 0
+        while list(out.parent.glob(f"{out.stem}.*json")):  # a resumed process: a file of its own
+            resumed += 1
+            out = self.dir / "timing" / f"{mode}-p{process}.r{resumed}.json"
+        order = list(todo)
+        random.Random(f"{plan.seed}-{mode}-{process}-{resumed}").shuffle(order)
+        return Job(
+            "time",
+            self.dir.name,
+            plan.workload,
+            mode,
+            str(out),
+            tuple(order),
+            process,
+            plan.threads,
+            plan.seed,
+            precision,
+        )
 
     def _time_job(self, job: Job) -> None:
         self.progress.process_started("time")
@@ -464,9 +502,8 @@ class Run:
                     f"{event['step_s'] * 1e3:.3f} ms/step, ×{event['ratio']:.3f} vs control"
                 )
 
-        failures = self.supervisor.run(
-            job, f"time-{job.mode}-p{job.process}", handle, keep_done=False
-        )
+        name = Path(job.out).stem
+        failures = self.supervisor.run(job, f"time-{name}", handle, kept=self._kept)
         if failures:
             stub = {
                 "suite": {
@@ -476,8 +513,7 @@ class Run:
                     "process": job.process,
                     "cells": [
                         {
-                            "test": f"{f.item.strategy}@{f.item.shape}-{job.mode}"
-                            f"-N{f.item.batch_size}",
+                            "test": f.item.test_id(job.mode),
                             "status": f.status,
                             "detail": f.detail,
                         }

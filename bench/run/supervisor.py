@@ -134,11 +134,13 @@ class Supervisor:
         last = f"; last output: {outcome.last_output[:200]}" if outcome.last_output else ""
         return "crashed", f"worker {how}{last}"
 
-    def run(self, job: Job, name: str, on_event=None, keep_done: bool = True) -> list[Failure]:
+    def run(self, job: Job, name: str, on_event=None, kept=None) -> list[Failure]:
         """Run ``job`` to the end, restarting after crashes; returns the items that failed.
 
-        ``keep_done=False`` (timing: results are written at the end of a process) reruns the
-        items a crashed process had finished, since their data died with it.
+        After a crash the item it was on runs again alone (a second crash records it as
+        failed) and a new process takes the rest. ``kept(attempt, outcome, how)`` says which
+        finished items' results survived the crash (default: every finished item, as the gate
+        writes each at once); the others run again.
         """
         failures: list[Failure] = []
         attempt = 0
@@ -153,19 +155,26 @@ class Supervisor:
             attempt += 1
             return replace(job, out=str(out), items=job.items if items is None else items), label
 
+        def once(job: Job, items=None) -> tuple[Outcome, set]:
+            this, label = attempt_of(job, items)
+            outcome = self._run_once(this, label, on_event)
+            if outcome.ok:
+                return outcome, outcome.done
+            how = dict(zip(("status", "detail"), self._describe(outcome)), at=outcome.current)
+            return outcome, outcome.done if kept is None else kept(this, outcome, how)
+
         while job.items:
-            outcome = self._run_once(*attempt_of(job), on_event)
+            outcome, survived = once(job)
             if outcome.ok:
                 return failures
             status, detail = self._describe(outcome)
             culprit = next((i for i in job.items if i.key == outcome.current), None)
-            if culprit is None:  # died before its first item: every item fails the same way
-                return failures + [Failure(i, status, detail) for i in job.items]
-            again = self._run_once(*attempt_of(job, (culprit,)), on_event)
+            if culprit is None:  # died outside any item: every item not kept fails the same way
+                return failures + [Failure(i, status, detail) for i in job.without(survived).items]
+            again, _ = once(job, (culprit,))
             if not again.ok:
                 failures.append(Failure(culprit, *self._describe(again)))
-            done = (outcome.done if keep_done else set()) | {culprit.key}
-            job = job.without(done)
+            job = job.without(survived | {culprit.key})
         return failures
 
     def stop_all(self) -> None:

@@ -70,6 +70,15 @@ def test_step(benchmark, cell, context):
         order=order,
     )
     benchmark.extra_info.update(timing.to_dict())
+    failure = f"after {subject.steps} timed steps the state is {final}, expected {want}"
+    context.finished(
+        {
+            "test": cell.test_id(job.mode),
+            "status": "works" if final_ok else "incorrect",
+            "detail": "" if final_ok else f"AssertionError: {failure}".splitlines()[0],
+        },
+        benchmark.stats.as_dict(include_data=True),
+    )
     ratios = np.asarray(timing.ratios)
     print(
         "\n"
@@ -82,7 +91,7 @@ def test_step(benchmark, cell, context):
         ),
         flush=True,
     )
-    assert final_ok, f"after {subject.steps} timed steps the state is {final}, expected {want}"
+    assert final_ok, failure
 
 
 @pytest.fixture(scope="session")
@@ -94,5 +103,4 @@ def pytest_generate_tests(metafunc):
     if "cell" in metafunc.fixturenames:
         context = metafunc.config._bench_context
         cells = list(context.job.items)
-        ids = [f"{c.strategy}@{c.shape}-{context.job.mode}-N{c.batch_size}" for c in cells]
-        metafunc.parametrize("cell", cells, ids=ids)
+        metafunc.parametrize("cell", cells, ids=[c.test_id(context.job.mode) for c in cells])

@@ -5,12 +5,14 @@ shapes crash MindSpore, so the runner starts one of these per job and mode. Befo
 worker prints a ``start`` event and after it a result event (``bench.core.schema.event_line``):
 when the process dies, the runner knows which item killed it, records that one as crashed and
 starts a new process for the rest. Results are written as they finish (gate verdicts one file
-each) or once at the end (prepare, time), always atomically.
+each; timed cells one line each in a checkpoint, see ``Checkpoint``) or once at the end (prepare,
+and the timing file a finished process writes), always atomically.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import math
 import os
 import sys
@@ -37,11 +39,71 @@ def _emit(event: str, **data) -> None:
     print(event_line(event, **data), flush=True)
 
 
+def partial_path(out: str | Path) -> Path:
+    return Path(out).with_suffix(".partial.jsonl")
+
+
+class Checkpoint:
+    """A timing process's finished cells, one JSON line each, flushed and fsync'd as they finish.
+
+    The first line is the file's ``suite`` header; then one line per cell: its pytest-benchmark
+    record (exactly what ``--benchmark-json`` would hold for it) and its status. A process that
+    ends normally writes its timing file and removes the checkpoint; if it dies (crash, timeout,
+    Ctrl-C), ``salvage`` turns the checkpoint into that file, so only unfinished cells are lost.
+    """
+
+    def __init__(self, out: str | Path, header: dict):
+        self.path = partial_path(out)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = open(self.path, "w")  # open for the process's life
+        self.write(suite=header)
+
+    def write(self, **line) -> None:
+        self._file.write(json.dumps(line, default=str) + "\n")
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def remove(self) -> None:
+        self._file.close()
+        self.path.unlink(missing_ok=True)
+
+
+def salvage(out: str | Path, ended: dict) -> set[str]:
+    """Write the timing file of a process that died from its checkpoint; the tests it holds.
+
+    ``ended`` says how the process ended (``status``, ``detail``; stored as ``suite.ended``).
+    Never overwrites a file; removes the checkpoint.
+    """
+    partial = partial_path(out)
+    if not partial.is_file():
+        return set()
+    suite, benchmarks, cells = {}, [], []
+    for line in partial.read_text(errors="replace").splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue  # the line the process was writing when it died
+        suite = record.get("suite", suite)
+        if "benchmark" in record:
+            benchmarks.append(record["benchmark"])
+        if "cell" in record:
+            cells.append(record["cell"])
+            suite["finished"], suite["load"] = record.get("at"), record.get("load")
+    target, written = Path(out), False
+    if suite and not target.exists():  # even with no cell: the file says how the process ended
+        suite.update(cells=cells, pytest_exit_code=None, ended=ended)
+        write_json_atomic(target, {"benchmarks": benchmarks, "suite": suite})
+        written = True
+    partial.unlink()
+    return {c["test"] for c in cells} if written else set()
+
+
 class Context:
     """What the timing tests share within one process: loaded variants, reusable controls."""
 
-    def __init__(self, job: Job):
+    def __init__(self, job: Job, checkpoint: Checkpoint | None = None, meter=None):
         self.job = job
+        self.checkpoint, self.meter = checkpoint, meter
         self.workload = workloads.get(job.workload)
         self.mode = modes.get(job.mode)
         self._classes: dict[str, type] = {}
@@ -63,6 +125,12 @@ class Context:
         stepper.warm_up(self.job.precision.warmup_seconds)
         self._controls[key] = stepper
         return stepper, stepper.first_call_s
+
+    def finished(self, cell: dict, benchmark: dict | None = None) -> None:
+        """A cell's status (and timing record): into the checkpoint before anything else runs."""
+        if self.checkpoint is not None:
+            line = {"cell": cell, "at": _now(), "load": self.meter.read() if self.meter else None}
+            self.checkpoint.write(**line, **({"benchmark": benchmark} if benchmark else {}))
 
     def warm_process(self) -> None:
         """One untimed step of a control: one-time start-up is not charged to the first cell."""
@@ -175,12 +243,14 @@ class _Plugin:
         message = crash.message if crash else str(report.longrepr).splitlines()[-1]
         status = "incorrect" if "timed steps the state is" in message else "raises"
         self.cells[cell] = {"test": cell, "status": status, "detail": message.splitlines()[0]}
+        if status == "raises":  # a timed cell checkpoints itself (timing_suite.test_step)
+            self.context.finished(self.cells[cell])
 
 
-def run_time(job: Job) -> dict:
+def run_time(job: Job, checkpoint: Checkpoint | None = None, meter=None) -> dict:
     import pytest
 
-    context = Context(job)
+    context = Context(job, checkpoint, meter)
     context.warm_process()
     raw = Path(job.out).with_suffix(".pytest.json")
     raw.parent.mkdir(parents=True, exist_ok=True)
@@ -244,9 +314,7 @@ def main(argv=None) -> int:
     if job.kind == "gate":
         run_gate(job)
         return 0
-    data = run_prepare(job) if job.kind == "prepare" else run_time(job)
-    data["suite"] = {
-        **data.get("suite", {}),
+    header = {
         "schema_version": SCHEMA_VERSION,
         "kind": job.kind,
         "run_id": job.run_id,
@@ -256,11 +324,17 @@ def main(argv=None) -> int:
         "threads": threads,
         "environment": environment(),
         "started": started,
-        "finished": _now(),
-        "load": meter.read(),
         "context": _context(),
     }
+    if job.kind == "prepare":
+        data = run_prepare(job)
+    else:
+        checkpoint = Checkpoint(job.out, header)
+        data = run_time(job, checkpoint, meter)
+    data["suite"] = {**data.get("suite", {}), **header, "finished": _now(), "load": meter.read()}
     write_json_atomic(job.out, data)
+    if job.kind == "time":
+        checkpoint.remove()
     return 0
 
 
