@@ -62,7 +62,12 @@ def parser() -> OneLineParser:
         type=positive_float,
         help="CI half-width at which a cell stops getting processes (default 0.02)",
     )
-    p.add_argument("--cell-seconds", type=positive_float, help="measurement per cell per process")
+    p.add_argument(
+        "--cell-seconds",
+        type=positive_float,
+        help="at most this much measurement per cell and process (default 1.5; a pilot "
+        "of 5 paired rounds decides how many rounds the --target needs)",
+    )
     p.add_argument(
         "--screen-all",
         action="store_true",

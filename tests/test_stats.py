@@ -52,3 +52,22 @@ def test_bootstrap_ratio_treats_the_process_as_the_unit():
     wobbly = [rng.normal(mu, 0.01, 200) for mu in (0.9, 1.12)]
     _, low, high, p = stats.bootstrap_ratio(a, wobbly, n_boot=500)
     assert low < 1 < high and p > 0.05
+
+
+def test_rounds_needed_delivers_the_target_interval():
+    from bench.run.pairing import rounds_needed
+
+    rng = np.random.default_rng(7)
+    sigma, target = 0.08, 0.02
+    pilot = rng.normal(1.0, sigma, 2000)  # a long pilot: the rule itself, not pilot noise
+    per_process = rounds_needed(list(pilot), target, processes=2)
+    assert 30 < per_process < 60  # (1.96 x 1.2533 x 0.08 / 0.02)^2 / 2 = 38.6
+    widths = []
+    for seed in range(20):
+        r = np.random.default_rng(seed)
+        groups = [r.normal(1.0, sigma, per_process) for _ in range(2)]
+        _, lo, hi = stats.hierarchical_bootstrap(groups, n_boot=400)
+        widths.append((hi - lo) / 2)
+    assert 0.6 * target < float(np.median(widths)) < 1.4 * target
+    assert rounds_needed(list(2 * (pilot - 1) + 1), target, 2) > 3.5 * per_process
+    assert rounds_needed([1.0, 1.1], target, 2) == 0  # too short a pilot: no opinion

@@ -157,6 +157,7 @@ class Timing:
     first_call_s: float = float("nan")
     control_first_call_s: float = float("nan")
     warmup_steps: int = 0
+    pilot_ratios: list = field(default_factory=list)  # untimed rounds that chose the rounds
     steps_run: int = 0
     final_state_ok: bool = True
     final_state: dict = field(default_factory=dict)

@@ -110,6 +110,24 @@ def rounds_for(seconds: float, round_s: float, low: int, high: int) -> int:
     return int(min(max(np.ceil(seconds / max(round_s, 1e-9)), low), high))
 
 
+def rounds_needed(ratios: list[float], target: float, processes: int) -> int:
+    """Rounds one process should run so that ``processes`` processes give a ±``target`` interval.
+
+    A 95 % interval of the median of R rounds is about ±1.96 × 1.2533 × σ / √R, with σ the
+    relative spread of a round's ratio (strategy block / paired control block), estimated
+    robustly from the pilot's ratios (1.4826 × median absolute deviation). Between-process
+    differences are about what the rounds explain (``findings/round_scatter.py``), so the rounds
+    are split evenly over the processes.
+    """
+    r = np.asarray(ratios, dtype=float)
+    r = r[np.isfinite(r) & (r > 0)]
+    if len(r) < 3:
+        return 0
+    sigma = 1.4826 * float(np.median(np.abs(r / np.median(r) - 1)))
+    total = (1.96 * 1.2533 * sigma / target) ** 2
+    return int(np.ceil(total / max(1, processes)))
+
+
 class Pair:
     """A subject and its control, and the paired control blocks of a run of rounds."""
 

@@ -23,10 +23,12 @@ class Precision:
     max_processes: int = 4  # more only for cells whose interval is still too wide
     target: float = 0.02  # stop adding processes once the overhead's 95 % CI half-width is below
     pynative_target: float = 0.03  # the same for PYNATIVE as users run it (its queues add noise)
-    cell_seconds: float = 0.3  # measurement per cell per process (paired blocks of both cells)
+    # rounds per cell and process: as many as a pilot of min_rounds says the target needs
+    # (bench.run.pairing.rounds_needed), at most cell_seconds of paired blocks of both cells
+    cell_seconds: float = 1.5
     block_seconds: float = 0.01  # a timed block runs k steps, k chosen so a block takes >= this
     min_rounds: int = 5
-    max_rounds: int = 40
+    max_rounds: int = 200
     warmup_seconds: float = 0.05
     screen_seconds: float = 0.08  # per shape, in the screen that picks each API's fastest shape
     screen_batch_size: int = 256

@@ -33,6 +33,13 @@ def test_step(benchmark, cell, context):
         precision.cell_seconds, round_s, precision.min_rounds, precision.max_rounds
     )
     rng = np.random.default_rng([job.seed, job.process, n, order])
+    pilot = []
+    if rounds > precision.min_rounds:  # room to choose: a pilot says how many rounds it needs
+        trial = pairing.Pair(subject, control, cell.k, pairing.positions(rng, precision.min_rounds))
+        with pairing.gc_off():
+            pilot = [s / c for s, c in zip(trial.run_own_clock(), trial.control_s)]
+        want = pairing.rounds_needed(pilot, precision.target_for(job.mode), precision.min_processes)
+        rounds = min(rounds, max(precision.min_rounds, want))
     pair = pairing.Pair(subject, control, cell.k, pairing.positions(rng, rounds))
     benchmark.group = f"{job.workload} {mode.name} N={n}"
     with pairing.gc_off():
@@ -62,6 +69,7 @@ def test_step(benchmark, cell, context):
         first_call_s=subject.first_call_s,
         control_first_call_s=control_first,
         warmup_steps=warmup,
+        pilot_ratios=pilot,
         steps_run=subject.steps,
         final_state_ok=bool(final_ok),
         final_state={k: np.asarray(final[k]).reshape(-1).tolist() for k in want},
