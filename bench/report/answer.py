@@ -200,7 +200,7 @@ def failure_lines(
 ) -> list[str]:
     """One line per finding: what fails, which strategies, in which modes and shapes, a repro
     (failures ``explained`` by a shape rule are left out)."""
-    from bench.report.findings import _cover
+    from bench.report.findings import cover
 
     if explained:
         keep = [(r.strategy, r.mode, r.shape) not in explained for r in run.verdicts.itertuples()]
@@ -215,7 +215,7 @@ def failure_lines(
         where = []
         for failing, modes in by_shapes.items():
             every = set().union(*(e for m, f, e in g["parts"] if m in modes))
-            globs = _cover(set(failing), every)
+            globs = cover(set(failing), every)
             shapes = (
                 "every shape tried"
                 if globs == ["*"]

@@ -56,7 +56,7 @@ def phrase(v: Verdict) -> str:
     )
 
 
-def _cover(failing: set[str], every: set[str]) -> list[str]:
+def cover(failing: set[str], every: set[str]) -> list[str]:
     """Few shape globs that match exactly the failing shapes among ``every`` (checked with
     fnmatch): ``*`` for all of them, else one or two values fixed, else the names themselves."""
     if failing == every:
@@ -94,7 +94,7 @@ def declarations(verdicts: list[Verdict]) -> dict[str, str]:
                 classes[failure_class(v)].add(v.shape)
         for cls, failing in classes.items():
             text = cls.split(": ", 1)[1] if cls.startswith("raises: ") else cls  # after "where"
-            for glob in _cover(failing, every):
+            for glob in cover(failing, every):
                 out[(workload, glob, mode)] = re.escape(text).replace("\\ ", " ")
     merged: dict[str, str] = {}  # the same declaration in every mode: one key
     modes = {m for _, m in by_mode}
