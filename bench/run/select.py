@@ -58,11 +58,8 @@ def choose(shapes: list, screen: dict, simplicity, cost_class) -> tuple[str, str
     reps = representatives(shapes, simplicity, cost_class)
     if len(reps) == 1:
         best = next(iter(reps.values()))
-        return (
-            best.shape,
-            f"the simplest working shape; all working shapes read the state one way "
-            f"({cost_class(best)})",
-        )
+        read = f" ({cost_class(best)})" if cost_class(best) else ""
+        return best.shape, f"the simplest working shape; all read the state one way{read}"
     cost = {c: float(np.median(screen[v.shape])) for c, v in reps.items() if screen.get(v.shape)}
     if not cost:
         best = min(reps.values(), key=lambda v: (simplicity(v), v.shape))
