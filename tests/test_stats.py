@@ -71,3 +71,5 @@ def test_rounds_needed_delivers_the_target_interval():
     assert 0.6 * target < float(np.median(widths)) < 1.4 * target
     assert rounds_needed(list(2 * (pilot - 1) + 1), target, 2) > 3.5 * per_process
     assert rounds_needed([1.0, 1.1], target, 2) == 0  # too short a pilot: no opinion
+    pilots = [rounds_needed(list(rng.normal(1.0, sigma, 5)), target, 2) for _ in range(2000)]
+    assert 0.75 * per_process < float(np.median(pilots)) < 1.25 * per_process  # 5 rounds: unbiased
