@@ -32,6 +32,7 @@ class Precision:
     warmup_seconds: float = 0.05
     screen_seconds: float = 0.08  # per shape, in the screen that picks each API's fastest shape
     screen_batch_size: int = 256
+    pilot: bool = True  # False: every cell gets rounds_for(cell_seconds), no pilot (--quick)
 
     def target_for(self, mode: str) -> float:
         return self.target if mode in STABLE_MODES else self.pynative_target
@@ -48,6 +49,7 @@ PRECISIONS = {
         max_rounds=10,
         warmup_seconds=0.02,
         screen_seconds=0.03,
+        pilot=False,
     ),
 }
 

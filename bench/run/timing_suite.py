@@ -34,7 +34,7 @@ def test_step(benchmark, cell, context):
     )
     rng = np.random.default_rng([job.seed, job.process, n, order])
     pilot = []
-    if rounds > precision.min_rounds:  # room to choose: a pilot says how many rounds it needs
+    if precision.pilot and rounds > precision.min_rounds:  # a pilot says how many it needs
         trial = pairing.Pair(subject, control, cell.k, pairing.positions(rng, precision.min_rounds))
         with pairing.gc_off():
             pilot = [s / c for s, c in zip(trial.run_own_clock(), trial.control_s)]
