@@ -85,9 +85,12 @@ def _provenance(run: RunData, n_boot: int) -> list[str]:
         "end (k fixed per control and batch size for the whole run); per-step = block / k. Each "
         "round's paired no-update block (same layout, same read, same state) runs right before or "
         "after it in random order. **Intervals** are 95 % two-level bootstrap intervals (resample "
-        f"processes, then rounds; {n_boot} resamples), so they cover between-process spread. A "
-        "cell gets more processes until its overhead interval is narrower than the target or the "
-        "maximum is reached.",
+        f"processes, then rounds; {n_boot} resamples), so they cover between-process spread. In "
+        "each process a cell gets the rounds a pilot of paired rounds says the target needs (the "
+        "pilot's ratios are in each timing record, `pilot_ratios`; runs before pilots, and "
+        "`--quick` runs, give every cell `cell_seconds` of rounds), at most `cell_seconds` of "
+        "them; a cell gets more processes until its overhead interval is narrower than the "
+        "target or the maximum is reached.",
         "",
     ]
 
