@@ -16,8 +16,11 @@ import numpy as np
 
 from bench.core import records, stats
 from bench.core.io import read_json, write_json_atomic
+from bench.core.schema import SCHEMA_VERSION
 from bench.run import worker
 from bench.run.plan import Item, Job
+
+STOPPED = {"status": "interrupted", "detail": "the run was stopped"}
 
 
 class TimePhase:
@@ -71,7 +74,7 @@ class TimePhase:
     def time_phase(self, cells: dict[str, list[Item]]) -> None:
         plan, start = self.plan, time.monotonic()
         precision = plan.precision
-        self._salvage_checkpoints({"status": "interrupted", "detail": "the run was stopped"})
+        self._salvage_checkpoints(STOPPED)
         for mode, todo in cells.items():
             self.progress.plan(
                 "time", mode, len(todo) * precision.min_processes, precision.min_processes
@@ -85,7 +88,7 @@ class TimePhase:
                 random.Random(f"{plan.seed}-{process}").shuffle(jobs)  # modes interleave
                 self._pool(jobs, self._time_job, plan.time_jobs)
         except KeyboardInterrupt:
-            self._salvage_checkpoints({"status": "interrupted", "detail": "the run was stopped"})
+            self._salvage_checkpoints(STOPPED)
             raise
         self.phase_done("time", time.monotonic() - start)
 
@@ -139,7 +142,7 @@ class TimePhase:
         if failures:
             stub = {
                 "suite": {
-                    "schema_version": 2,
+                    "schema_version": SCHEMA_VERSION,
                     "kind": "time",
                     "mode": job.mode,
                     "process": job.process,
