@@ -42,7 +42,7 @@ def _overhead(r) -> str:
 
 
 def _step(r) -> str:
-    if not r.processes:
+    if not r.processes or r.status != "works":
         return str(r.status)
     spread = ""
     if r.processes > 1:
@@ -70,7 +70,7 @@ def per_mode(run: RunData) -> list[str]:
             rows,
             lambda r: (
                 fmt.signed(r.added_s, r.added_low_s, r.added_high_s)
-                if r.processes
+                if r.processes and r.status == "works"
                 else str(r.status)
             ),
             symbol=run.symbol,

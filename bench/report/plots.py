@@ -72,8 +72,13 @@ def _save(fig, path: Path) -> Path:
     return write_bytes_atomic(path, buffer.getvalue())
 
 
+def _timed_working(cells: pd.DataFrame) -> pd.Series:
+    """Cells with numbers that belong on a plot: timed, and right in every timing process."""
+    return (cells.processes > 0) & (cells.status == "works")
+
+
 def overhead(cells: pd.DataFrame, mode: str, cpu: str, path: Path) -> Path:
-    rows = cells[(cells["mode"] == mode) & (cells.role == "update") & (cells.processes > 0)]
+    rows = cells[(cells["mode"] == mode) & (cells.role == "update") & _timed_working(cells)]
     fig, (ax,) = _figure()
     style = _style(list(rows.strategy.unique()))
     ax.axhline(1.0, color="black", lw=1, label="no overhead")
@@ -97,7 +102,7 @@ def overhead(cells: pd.DataFrame, mode: str, cpu: str, path: Path) -> Path:
 
 
 def step_time(cells: pd.DataFrame, mode: str, cpu: str, path: Path) -> Path:
-    rows = cells[(cells["mode"] == mode) & (cells.processes > 0)]
+    rows = cells[(cells["mode"] == mode) & _timed_working(cells)]
     fig, (ax,) = _figure()
     style = _style([f"{r.strategy}/{r.shape}" for r in rows.itertuples()])
     for (strategy, shape, role), group in rows.groupby(["strategy", "shape", "role"]):
