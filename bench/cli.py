@@ -1,14 +1,17 @@
 """``python -m bench`` (what ``nox -s bench`` runs): check the arguments, run, report.
 
-Exit codes: 0 = every verdict is as the strategy files declare and nothing crashed; 1 = the run
-found an undeclared failure (or a declared one that no longer fails), or a worker crashed or hung
-while timing; 2 = a bad argument (nothing was run); 130 = interrupted (finished cells are kept,
-``--resume`` finishes the run).
+Exit codes: 0 = every final verdict is the one recorded for this MindSpore release in
+``expected/`` (a new cell that works needs no line) and no timing process crashed; 1 = a verdict
+differs from the record, a failure has no line, a strategy file was refused, or a timing process
+crashed or hung; 2 = a bad argument (nothing was run); 3 = the harness itself failed (a bug: the
+message names the log); 130 = interrupted (finished cells are kept, ``--resume`` finishes the
+run).
 """
 
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from bench.core import paths
@@ -21,16 +24,17 @@ from bench.core.args import (
     positive_int,
 )
 from bench.core.io import read_json
+from bench.core.rundir import new_run_id
 from bench.measured import discovery, modes, workloads
 from bench.run import runner
-from bench.run.plan import PRECISIONS, Plan
+from bench.run.plan import TIERS, Plan
 
 
 def parser() -> OneLineParser:
     p = OneLineParser(prog="nox -s bench --", description=__doc__.splitlines()[0])
     p.add_argument(
         "--workload",
-        help=f"what the cell computes: {', '.join(workloads.WORKLOADS)} (default clip; "
+        help=f"what the cell computes: {', '.join(workloads.WORKLOADS)} or all (default clip; "
         "--gate-only checks every workload unless one is named)",
     )
     p.add_argument("--strategies", type=comma_list("strategies"), help="comma list (default: all)")
@@ -47,26 +51,26 @@ def parser() -> OneLineParser:
         type=comma_list("batch sizes", positive_int),
         help="comma list of positive integers (default: the workload's, 1,8,64,256,1024)",
     )
-    p.add_argument(
+    tier = p.add_mutually_exclusive_group()
+    tier.add_argument(
         "--quick",
         action="store_true",
-        help="one process per cell, short cells: a fast, lower-precision pass",
+        help="one gate process, one timing process per cell, a few rounds: a fast rough pass",
+    )
+    tier.add_argument(
+        "--rigorous",
+        action="store_true",
+        help="three processes per cell and more stages, until every interval is within ±2 %%",
     )
     p.add_argument(
         "--processes",
         type=positive_int,
-        help="worker processes per timed cell (min = max = N; default 2, up to 4)",
-    )
-    p.add_argument(
-        "--target",
-        type=positive_float,
-        help="CI half-width at which a cell stops getting processes (default 0.02)",
+        help="timing processes per cell in the first stage (default 2; quick 1, rigorous 3)",
     )
     p.add_argument(
         "--cell-seconds",
         type=positive_float,
-        help="at most this much measurement per cell and process (default 1.5; a pilot "
-        "of 5 paired rounds decides how many rounds the --target needs)",
+        help="at most this much measurement per cell and process (default 1.0)",
     )
     p.add_argument(
         "--screen-all",
@@ -77,7 +81,8 @@ def parser() -> OneLineParser:
         "--jobs",
         type=positive_int,
         default=1,
-        help="concurrent timing processes (default 1; see README before raising it)",
+        help="concurrent timing processes in every mode (default 1; GRAPH_MODE alone runs two, "
+        "measured harmless there; see README before raising it)",
     )
     p.add_argument("--threads", type=positive_int, default=1, help="CPU op threads (default 1)")
     p.add_argument(
@@ -91,9 +96,9 @@ def parser() -> OneLineParser:
     p.add_argument(
         "--results-dir",
         type=Path,
-        help="runs go to RESULTS_DIR/raw/<run-id>/ (default results/, results/<workload>/)",
+        help="runs go to RESULTS_DIR/raw/<run-id>/ (default results/<workload>/)",
     )
-    p.add_argument("--plots-dir", type=Path, help="default plots/ (plots/<workload>/)")
+    p.add_argument("--plots-dir", type=Path, help="default plots/<workload>/")
     p.add_argument(
         "--publish",
         action="store_true",
@@ -113,6 +118,24 @@ def parser() -> OneLineParser:
         help="run the conformance gate only (check a new strategy), no timing",
     )
     p.add_argument("--no-report", action="store_true", help="skip writing the report")
+    p.add_argument(
+        "--fresh-gate",
+        action="store_true",
+        help="gate every variant again (default: reuse the verdicts of identical code on the "
+        "same MindSpore from earlier runs; a reference run always gates afresh)",
+    )
+    p.add_argument(
+        "--expected-dir",
+        type=Path,
+        default=None,
+        help="where the expected verdicts per MindSpore release live (default expected/)",
+    )
+    p.add_argument(
+        "--record",
+        action="store_true",
+        help="write this run's verdicts as the expected ones for its MindSpore release "
+        "(expected/mindspore-<version>.tsv; review the diff)",
+    )
     p.add_argument("--list", action="store_true", help="list strategies, shapes and modes")
     return p
 
@@ -141,7 +164,7 @@ def make_plan(args, work) -> Plan:
         modes=tuple(choose("mode", args.modes, modes.MODE_NAMES)),
         batch_sizes=tuple(sorted(set(args.batch_sizes or work.batch_sizes))),
         strategies_dir=str(args.strategies_dir.resolve()),
-        precision=PRECISIONS["quick" if args.quick else "default"],
+        precision=TIERS["quick" if args.quick else "rigorous" if args.rigorous else "default"],
         shapes=tuple(choose("shape", args.shapes, every_shape)) if args.shapes else None,
         threads=args.threads,
         timeout=args.timeout,
@@ -150,16 +173,15 @@ def make_plan(args, work) -> Plan:
         gate_only=args.gate_only,
         screen_all=args.screen_all,
     )
-    changes = {"cell_seconds": args.cell_seconds, "target": args.target}
-    if args.processes:
-        changes.update(min_processes=args.processes, max_processes=args.processes)
+    changes = {"cell_seconds": args.cell_seconds, "processes": args.processes}
     return plan.with_precision(**{k: v for k, v in changes.items() if v is not None})
 
 
 def is_reference(plan: Plan, work) -> bool:
-    """A full default run: the one that may replace the committed reference report."""
-    default = make_plan(parser().parse_args(["--workload", work.name]), work)
-    return plan == default
+    """A full run at the default tier or better: one that may replace the reference report."""
+    base = make_plan(parser().parse_args(["--workload", work.name]), work)
+    same = replace(plan, precision=base.precision, reuse_gate=base.reuse_gate)
+    return plan.precision.tier != "quick" and same == base
 
 
 def _list(args, work) -> int:
@@ -190,8 +212,9 @@ def _prepare(args, work) -> tuple[Plan, Path, Path, bool]:
         publish = bool(manifest.get("publish")) or args.publish
     else:
         plan = make_plan(args, work)
-        run_dir = raw / runner.new_run_id()
+        run_dir = raw / new_run_id()
         publish = args.publish or (is_reference(plan, work) and args.results_dir is None)
+        plan = replace(plan, reuse_gate=not (publish or args.fresh_gate))
     _check_writable(run_dir)
     return plan, run_dir, results, publish
 
@@ -207,9 +230,9 @@ def _run(args, argv, plan: Plan, run_dir: Path, results: Path, publish: bool) ->
     status = runner.run(
         run_dir, plan, argv, out=lambda line: print(line, flush=True), publish=publish
     )
-    from bench.report import gate_summary
+    from bench.report import terminal
 
-    code = gate_summary.print_summary(run_dir, Path(plan.strategies_dir))
+    code = terminal.print_summary(run_dir, record=args.record, folder=args.expected_dir)
     if status == "interrupted":
         hint = [] if plan.workload == paths.DEFAULT_WORKLOAD else ["--workload", plan.workload]
         if results != paths.results_dir(plan.workload).resolve():
@@ -234,10 +257,14 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         args = parser().parse_args(argv)
-        if args.workload is not None and args.workload not in workloads.WORKLOADS:
+        if args.workload not in (None, "all", *workloads.WORKLOADS):
             valid = ", ".join(workloads.WORKLOADS)
-            raise UsageError(f"unknown workload {args.workload!r} (valid: {valid})")
-        if args.workload is None:  # a --gate-only check covers every workload
+            raise UsageError(f"unknown workload {args.workload!r} (valid: {valid}, all)")
+        if args.workload == "all":
+            if args.resume:
+                raise UsageError("--resume takes one workload (--workload NAME)")
+            names = list(workloads.WORKLOADS)
+        elif args.workload is None:  # a --gate-only check covers every workload
             every = args.gate_only and not args.resume and not args.shapes
             names = list(workloads.WORKLOADS) if every else [paths.DEFAULT_WORKLOAD]
         else:
@@ -248,9 +275,15 @@ def main(argv=None) -> int:
     except UsageError as err:
         print(f"bench: error: {err}", file=sys.stderr)
         return 2
+    from bench.run.forked import HarnessError
+
     codes = []
     for plan, run_dir, results, publish in runs:
-        codes.append(_run(args, argv, plan, run_dir, results, publish))
+        try:
+            codes.append(_run(args, argv, plan, run_dir, results, publish))
+        except HarnessError as err:
+            print(f"bench: internal error: {err}", file=sys.stderr)
+            return 3
         if codes[-1] == 130:
             break
     return 130 if 130 in codes else max(codes)

@@ -2,18 +2,14 @@
 
 from mindspore import ops
 
-from bench.cell import ClipCell
+from bench.strategy import Strategy
 
 DESCRIPTION = "construct returns (out, new); the caller does cell.limit.set_data(new)"
 API = "mindspore.Parameter.set_data"  # the documented MindSpore API the write uses
 WORKLOADS = ("clip",)  # overrides construct or after_step, or writes self.limit by name
-# What does not work, as the gate finds it (`--gate-only` prints these lines to paste):
-EXPECTED_FAILURES = {
-    "clip/*/jit_ast": "incorrect: wrong output",
-}
 
 
-class Cell(ClipCell):
+class Cell(Strategy):
     layout = "scalar"
 
     def construct(self, x):

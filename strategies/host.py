@@ -1,20 +1,17 @@
 """Host-side update: `construct` only reads the limit; the host writes the next one after a step."""
 
-from bench.cell import ClipCell, write_limit
+from bench.cell import write_limit
 from bench.spec import INITIAL_LIMIT, next_limit
+from bench.strategy import Strategy
 
 DESCRIPTION = (
     "construct only reads; the host computes the next limit and calls set_data after each step"
 )
 API = "mindspore.Parameter.set_data"  # the documented MindSpore API the write uses
 WORKLOADS = ("clip",)  # overrides construct or after_step, or writes self.limit by name
-# What does not work, as the gate finds it (`--gate-only` prints these lines to paste):
-EXPECTED_FAILURES = {
-    "clip/*/jit_ast": "incorrect: wrong output",
-}
 
 
-class Cell(ClipCell):
+class Cell(Strategy):
     layout = "scalar"
 
     def __init__(self):

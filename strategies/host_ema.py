@@ -2,17 +2,15 @@
 
 from mindspore import Tensor
 
-from bench.cell import ClipCell
 from bench.measured.workloads.ema.spec import DECAY
+from bench.strategy import Strategy
 
 DESCRIPTION = "NumPy EMA on the host after each step, then ema.set_data(...) for every weight"
 API = "mindspore.Parameter.set_data"  # the documented MindSpore API the write uses
 WORKLOADS = ("ema",)  # overrides construct and after_step
-# What does not work, as the gate finds it (`--gate-only` prints these lines to paste):
-EXPECTED_FAILURES = {}
 
 
-class Cell(ClipCell):
+class Cell(Strategy):
     def construct(self, x):
         return x
 

@@ -2,18 +2,16 @@
 
 from mindspore import Tensor, ops
 
-from bench.cell import ClipCell
+from bench.strategy import Strategy
 
 DESCRIPTION = (
     "construct adds the new row to the cached one; the host writes a NumPy mirror, then set_data"
 )
 API = "mindspore.Parameter.set_data"  # the documented MindSpore API the write uses
 WORKLOADS = ("kvcache",)  # overrides construct and after_step
-# What does not work, as the gate finds it (`--gate-only` prints these lines to paste):
-EXPECTED_FAILURES = {}
 
 
-class Cell(ClipCell):
+class Cell(Strategy):
     def construct(self, row, t):
         return row + ops.gather(self.cache, ops.floor_mod(t + self.back, self.length), 2)
 

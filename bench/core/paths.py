@@ -12,13 +12,14 @@ DEFAULT_WORKLOAD = "clip"
 
 
 def results_dir(workload: str = DEFAULT_WORKLOAD) -> Path:
-    """The reference report of a workload: ``results/`` for the clip, ``results/<name>/`` else."""
-    return RESULTS_DIR if workload == DEFAULT_WORKLOAD else RESULTS_DIR / workload
+    """The reference report of a workload: ``results/<workload>/`` (``results/`` itself holds
+    the pages across workloads: the answer, the findings, the releases)."""
+    return RESULTS_DIR / workload
 
 
 def plots_dir(workload: str = DEFAULT_WORKLOAD) -> Path:
-    """The reference plots of a workload: ``plots/`` for the clip, ``plots/<name>/`` else."""
-    return PLOTS_DIR if workload == DEFAULT_WORKLOAD else PLOTS_DIR / workload
+    """The reference plots of a workload: ``plots/<workload>/``."""
+    return PLOTS_DIR / workload
 
 
 def raw_dir(results: Path) -> Path:

@@ -1,18 +1,17 @@
 """The result model: what every raw file holds, typed and versioned.
 
-A run folder holds three kinds of file, each a JSON object with ``schema_version``:
+A run folder (``bench.core.rundir.RunDir``) holds:
 
 - ``manifest.json``: a :class:`Manifest` (what was asked, how it ended, how long each phase took);
-- ``gate/<strategy>--<shape>--<mode>.json``: a :class:`Verdict` (does this code shape of this
-  update API compute the workload correctly in this mode?);
+- ``gate/<mode>.r<replica>.p<part>.jsonl``: one :class:`Verdict` per line (does this code shape
+  of this update API compute what its code means, in this mode, in this gate process?);
 - ``timing/<mode>-p<process>.json``: pytest-benchmark's own JSON (so ``pytest-benchmark compare``
   reads it), with a :class:`Timing` in each benchmark's ``extra_info`` and the worker's facts in
   a top-level ``suite`` object.
 
-Readers call :func:`check_version`: files without a version are version 1 (the layout before
-shapes existed; ``bench.report.load`` still reads them), a newer version than this code knows is
-refused with a message that says so. Progress from a worker to the runner is a JSON line too
-(:func:`event_line`).
+Readers call :func:`check_version`: a file of another version than this code writes is refused
+with a message that says which (runs of older suites are re-run, not converted). Progress from a
+worker to the runner is a JSON line too (:func:`event_line`).
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ import json
 from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 EVENT_PREFIX = "@@bench "  # a worker's progress line: this prefix, then one JSON object
 
 
@@ -30,7 +29,7 @@ class SchemaError(ValueError):
 
 
 class Status(str, Enum):
-    """What happened to one strategy × shape × mode (× batch size, once timed)."""
+    """What happened to one strategy × shape × mode (× size, once timed)."""
 
     WORKS = "works"
     RAISES = "raises"
@@ -46,21 +45,37 @@ class Status(str, Enum):
         return self.value
 
     @property
+    def label(self) -> str:
+        """The word every page, CSV and plot uses for it."""
+        return LABELS[self]
+
+    @property
     def meaning(self) -> str:
         return MEANINGS[self]
 
     @property
     def failed(self) -> bool:
-        """A behaviour of MindSpore worth reporting (and declarable in EXPECTED_FAILURES)."""
+        """A behaviour of MindSpore worth reporting."""
         return self in FAILURES
 
 
+LABELS = {
+    Status.WORKS: "works",
+    Status.RAISES: "raises",
+    Status.INCORRECT: "silently wrong",
+    Status.CRASHED: "crashes",
+    Status.TIMEOUT: "hangs",
+    Status.INEXPRESSIBLE: "n/a",
+    Status.BROKEN: "broken file",
+    Status.SKIPPED: "skipped",
+    Status.MISSING: "missing",
+}
 MEANINGS = {
-    Status.WORKS: "matches the NumPy reference at every step",
+    Status.WORKS: "computes what the code means (eager semantics) at every step",
     Status.RAISES: "raises an error (when compiling or running)",
-    Status.INCORRECT: "runs without an error, but the output or the state is wrong (silent)",
-    Status.CRASHED: "the process died (e.g. a segmentation fault inside MindSpore)",
-    Status.TIMEOUT: "did not finish in time",
+    Status.INCORRECT: "runs without an error, but computes something the code does not mean",
+    Status.CRASHED: "the process dies (e.g. a segmentation fault inside MindSpore)",
+    Status.TIMEOUT: "does not finish in time",
     Status.INEXPRESSIBLE: "this strategy cannot be written in this shape or workload",
     Status.BROKEN: "the strategy file does not load or does not follow the contract",
     Status.SKIPPED: "not timed (see the detail)",
@@ -69,8 +84,51 @@ MEANINGS = {
 FAILURES = frozenset({Status.RAISES, Status.INCORRECT, Status.CRASHED, Status.TIMEOUT})
 
 
+class Kind(str, Enum):
+    """Kinds of silent failure: the mode computes something the code does not mean."""
+
+    WRITE_DROPPED = "write dropped"  # the Parameter keeps its value where the code writes one
+    WRONG_VALUE = "wrong value"  # the Parameter changes, but not to what the code writes
+    STALE_READ = "stale read"  # a read saw the old value where the code's read sees the new one
+    FUTURE_READ = "future read"  # a read placed before the write returned the written value
+    WRONG_OUTPUT = "wrong output"  # the output is wrong in another way
+    DIFFERS = "differs between processes"  # the same code gives different results per process
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def meaning(self) -> str:
+        return KIND_MEANINGS[self]
+
+
+KIND_MEANINGS = {
+    Kind.WRITE_DROPPED: "no error, but the Parameter keeps its old value",
+    Kind.WRONG_VALUE: "no error, but the Parameter gets a value the code does not write",
+    Kind.STALE_READ: "a read that the code places after the write returns the value from before it",
+    Kind.FUTURE_READ: "a read the code places before the write returns the value it writes",
+    Kind.WRONG_OUTPUT: "the output is wrong in a way no reading of the state explains",
+    Kind.DIFFERS: "the same code is right in some processes and wrong in others",
+}
+KINDS = tuple(Kind)  # in this order: the first kind a cell shows is its kind
+
+
+def signature(status: str, kind: str = "", detail: str = "") -> str:
+    """What a verdict is, in one comparable string: ``works``, ``incorrect: <kind>``,
+    ``raises: <exception type>: <first words of its message>`` or the bare status."""
+    status = str(status)
+    if status == "incorrect":
+        return f"incorrect: {kind}" if kind else status
+    if status == "raises":
+        text = detail.split(": ", 1)[1] if detail.startswith(("step ", "building")) else detail
+        exc, _, message = text.partition(": ")
+        words = " ".join(message.split()[:8])
+        return f"raises: {exc}: {words}" if words else f"raises: {exc}"
+    return status
+
+
 def check_version(data: dict, what: str) -> int:
-    """The schema version of ``data`` (1 when absent); SchemaError if newer than this code."""
+    """The schema version of ``data``; SchemaError unless it is the one this code writes."""
     if not isinstance(data, dict):
         raise SchemaError(f"{what}: not a JSON object")
     version = data.get("schema_version", 1)
@@ -80,6 +138,11 @@ def check_version(data: dict, what: str) -> int:
         raise SchemaError(
             f"{what}: schema_version {version} is newer than this suite reads "
             f"({SCHEMA_VERSION}); update the suite (git pull) to read it"
+        )
+    if version < SCHEMA_VERSION:
+        raise SchemaError(
+            f"{what}: schema_version {version} was written by an older suite (this one reads "
+            f"{SCHEMA_VERSION}); re-run it with this suite"
         )
     return version
 
@@ -92,18 +155,27 @@ def _build(cls, data: dict):
 
 @dataclass(frozen=True)
 class Verdict:
-    """The gate's finding for one strategy × shape × mode of a workload."""
+    """The gate's finding for one strategy × shape × mode of a workload, in one gate process
+    (``replica``), or merged over several (``replica`` -1, see ``bench.core.verdicts``)."""
 
     workload: str
     strategy: str
     shape: str
     mode: str
     status: Status
+    kind: str = ""  # the kind of silent failure (bench.measured.oracle.Kind) of an incorrect one
+    kinds: list = field(default_factory=list)
     detail: str = ""
     dims: dict = field(default_factory=dict)  # the shape's value per dimension
-    expected: str | None = None  # the strategy's declared failure (a regex) for this cell
-    declared: bool = False  # status is a failure and ``expected`` matches it
     layout: str = ""
+    meaning: str = ""  # what the shape's reads see under eager semantics: before / after
+    intended: bool = True  # the code's meaning is the cell's intent
+    replica: int = 0
+    steps: list = field(default_factory=list)  # per step: what it showed (oracle.Step)
+    diagnostics: dict = field(default_factory=dict)  # e.g. graph breaks under bytecode capture
+    evidence: dict = field(default_factory=dict)  # merged: what each gate and timing process saw
+    cache_key: str = ""  # what it depends on (code, mode, release, gate), hashed (gate_cache)
+    reused: str = ""  # the run this verdict was copied from (same key), "" when gated here
     seconds: float = 0.0
     schema_version: int = SCHEMA_VERSION
 
@@ -111,18 +183,8 @@ class Verdict:
         object.__setattr__(self, "status", Status(self.status))
 
     @property
-    def as_declared(self) -> bool:
-        """True when the cell behaves as its strategy file says it does."""
-        if self.status == Status.WORKS:
-            return self.expected is None
-        if self.status in (Status.INEXPRESSIBLE, Status.SKIPPED):
-            return True
-        return self.declared
-
-    @property
-    def finding(self) -> str:
-        """``status: detail``, the text a declared failure's regex is searched in."""
-        return f"{self.status}: {self.detail}" if self.detail else str(self.status)
+    def key(self) -> tuple[str, str, str]:
+        return (self.strategy, self.shape, self.mode)
 
     def to_dict(self) -> dict:
         return {**asdict(self), "status": str(self.status)}
@@ -138,8 +200,8 @@ class Timing:
     """One timed cell in one worker process: raw per-round samples, nothing derived.
 
     ``step_s[i]`` is round i's block of ``k`` subject steps divided by k (pytest-benchmark's
-    ``stats.data`` with ``iterations = k``); ``control_s[i]`` the paired control block, run right
-    before or after it (``control_position[i]``), divided by k.
+    ``stats.data`` with ``iterations = k``); ``control_s[i]`` the paired twin block, run right
+    before or after it (``control_position[i]``, ABBA), divided by k.
     """
 
     workload: str
@@ -148,8 +210,8 @@ class Timing:
     mode: str
     batch_size: int
     process: int
-    control: str  # "<control strategy>/<shape>" that each round is paired with
-    role: str  # "update" (a strategy vs its no-update twin) or "layout" (a control vs the base)
+    control: str  # "control/<shape>": the twin each round is paired with
+    role: str  # "update" (vs its twin), "aa" (a twin vs itself), "layout" (a twin vs the base)
     k: int
     step_s: list = field(default_factory=list)
     control_s: list = field(default_factory=list)
@@ -157,7 +219,6 @@ class Timing:
     first_call_s: float = float("nan")
     control_first_call_s: float = float("nan")
     warmup_steps: int = 0
-    pilot_ratios: list = field(default_factory=list)  # untimed rounds that chose the rounds
     steps_run: int = 0
     final_state_ok: bool = True
     final_state: dict = field(default_factory=dict)
@@ -165,16 +226,12 @@ class Timing:
     sync: str = "once at the end of every block of k steps (throughput)"
     peak_rss_bytes: int = 0
     order: int = 0  # position of this cell in its process (cells run in a shuffled order)
+    stage: int = 0  # the timing stage that measured it (0 first; later ones for undecided cells)
     schema_version: int = SCHEMA_VERSION
 
     @property
     def ratios(self) -> list[float]:
         return [s / c for s, c in zip(self.step_s, self.control_s)]
-
-    @property
-    def added_s(self) -> list[float]:
-        """Per round: subject step minus paired control step (seconds the update adds)."""
-        return [s - c for s, c in zip(self.step_s, self.control_s)]
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -198,8 +255,11 @@ class Manifest:
     finished: str = ""
     invocations: list = field(default_factory=list)
     phases: dict = field(default_factory=dict)  # phase -> wall seconds (summed over resumes)
-    publish: bool = False  # the run writes the reference report (results/summary.md, plots/)
+    publish: bool = False  # the run writes the reference report
     strategies: dict = field(default_factory=dict)  # name -> what the report needs to know of it
+    refused: dict = field(default_factory=dict)  # strategy name -> why its file was refused
+    environment: dict = field(default_factory=dict)  # versions and machine (run.machine)
+    suite_commit: str = ""
     schema_version: int = SCHEMA_VERSION
 
     def to_dict(self) -> dict:

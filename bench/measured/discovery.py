@@ -4,58 +4,79 @@ Names come from file names, so listing strategies needs no import (and no MindSp
 imports only that file. A module that fails to load, or breaks the contract, is reported by name
 with the reason. The contract (README, "Add a strategy"):
 
-- ``class Cell(ClipCell)`` (from ``bench.cell``) with ``write(self, param, value)``: how one value
-  is written into one Parameter. The harness pastes or calls it in every code shape.
-- ``layout = "vector"`` when the API needs a 1-element vector Parameter (index ops); it also picks
-  the no-update control the strategy is timed against (same layout, same read).
+- ``class Cell(Strategy)`` (``from bench.strategy import Strategy``; the older
+  ``bench.cell.ClipCell`` is the same class) with ``write(self, param, value)``: how one value is
+  written into one Parameter. The harness pastes or calls it in every code shape.
+- ``layout = "vector"`` when the API needs 1-element vector Parameters (index ops).
+- ``API = "mindspore.ops.assign"``: the documented MindSpore API the write uses (optional).
 - A Cell that overrides ``construct`` or ``after_step`` is run as written (one shape) and must say
   which workloads it fits: ``WORKLOADS = ("clip",)``.
-- ``EXPECTED_FAILURES``: ``{"[workload/][shape/]mode": "regex"}``; the regex is searched in the
-  gate's finding, ``"<status>: <detail>"``. ``--gate-only`` prints the exact lines to paste.
+
+What a strategy does in each mode is not part of the file: the gate observes it, and the expected
+verdicts of a MindSpore release live in ``expected/`` (``bench.core.expected``).
 """
 
 from __future__ import annotations
 
-import fnmatch
+import ast
 import importlib.util
-import re
+import inspect
 import sys
+import textwrap
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
 from bench.core.paths import STRATEGIES_DIR
+from bench.measured import apis
+from bench.measured.shapes.codegen import write_semantics
+
+CUSTOM_METHODS = ("construct", "after_step")
 
 
 @dataclass(frozen=True)
-class Strategy:
+class StrategyFile:
     """One loaded strategy module: its cell class and what it declares."""
 
     name: str
     description: str
     cell_class: type
-    expected_failures: dict[str, str] = field(default_factory=dict)
     path: Path | None = None
     workloads: tuple[str, ...] | None = None  # None: every workload (through write)
-    custom: bool = False  # overrides construct or after_step: run as written, one shape
+    overridden: tuple[str, ...] = ()  # construct / after_step of its own: run as written
     api: str = ""  # the documented MindSpore API its write uses (API = "mindspore.ops.assign")
+
+    @property
+    def custom(self) -> bool:
+        return bool(self.overridden)
 
     @property
     def layout(self) -> str:
         return self.cell_class.layout
 
+    def code(self, method: str) -> str:
+        """The body of one of its methods, as a user would write it (``""`` if it has none)."""
+        func = self.cell_class.__dict__.get(method) or getattr(self.cell_class, method, None)
+        if func is None or (method == "write_row" and not hasattr(self.cell_class, method)):
+            return ""
+        try:
+            node = ast.parse(textwrap.dedent(inspect.getsource(func))).body[0]
+        except (OSError, TypeError, SyntaxError):
+            return ""
+        body = [
+            s
+            for s in node.body
+            if not isinstance(s, ast.Expr)
+            or not isinstance(getattr(s, "value", None), ast.Constant)
+        ]
+        return "\n".join(ast.unparse(s) for s in body)
+
     def facts(self) -> dict:
         """What the report needs to know of the strategy (it reads no strategy file itself)."""
-        import ast
-        import inspect
-        import textwrap
-
-        try:
-            tree = ast.parse(textwrap.dedent(inspect.getsource(self.cell_class.write)))
-            size = sum(1 for _ in ast.walk(tree))
-        except (OSError, TypeError, SyntaxError):
-            size = 0
+        code = {m: self.code(m) for m in ("write", "write_row", *self.overridden)}
+        size = sum(len(list(ast.walk(ast.parse(c)))) for c in code.values() if c)
+        doc = apis.doc(self.api)
         return {
             "description": self.description,
             "layout": self.layout,
@@ -63,23 +84,12 @@ class Strategy:
             "custom": self.custom,
             "workloads": self.workloads,
             "write_size": size,
+            "semantics": write_semantics(self.cell_class) if not self.custom else "",
+            "code": {k: v for k, v in code.items() if v},
+            "platforms": list(doc.platforms) if doc else [],
+            "doc_url": doc.url if doc else "",
+            "doc_note": doc.note if doc else "",
         }
-
-    def expected(self, workload: str, shape: str, mode: str) -> str | None:
-        """The declared failure's regex for this cell; the most specific key wins."""
-        found = []
-        for key, regex in self.expected_failures.items():
-            parts = key.split("/")
-            if len(parts) == 1:
-                pattern = ["*", "*", parts[0]]
-            elif len(parts) == 2:
-                pattern = [parts[0], "*", parts[1]]
-            else:
-                pattern = parts
-            values = (workload, shape, mode)
-            if all(fnmatch.fnmatchcase(v, p) for v, p in zip(values, pattern)):
-                found.append((len(parts), regex))
-        return max(found, key=lambda f: f[0])[1] if found else None
 
 
 class StrategyLoadError(Exception):
@@ -108,31 +118,7 @@ def _import(name: str, path: Path) -> ModuleType:
     return module
 
 
-def _check_expected(name: str, expected) -> dict[str, str]:
-    if not isinstance(expected, dict):
-        raise StrategyLoadError(name, "EXPECTED_FAILURES must be a dict {key: regex}")
-    for key, regex in expected.items():
-        if (
-            not (isinstance(key, str) and isinstance(regex, str))
-            or not 1 <= len(key.split("/")) <= 3
-        ):
-            raise StrategyLoadError(
-                name,
-                f"EXPECTED_FAILURES key {key!r}: use 'mode', 'workload/mode' or "
-                "'workload/shape/mode' (globs allowed) with a regex string",
-            )
-        try:
-            re.compile(regex)
-        except re.error as exc:
-            raise StrategyLoadError(
-                name,
-                f"EXPECTED_FAILURES[{key!r}] is not a valid regex ({exc}); "
-                "escape pasted error text with re.escape",
-            ) from None
-    return dict(expected)
-
-
-def load(name: str, folder: Path = STRATEGIES_DIR) -> Strategy:
+def load(name: str, folder: Path = STRATEGIES_DIR) -> StrategyFile:
     """Import one strategy module and check its contract; raise StrategyLoadError if it fails."""
     path = Path(folder) / f"{name}.py"
     if not path.is_file():
@@ -146,24 +132,23 @@ def load(name: str, folder: Path = STRATEGIES_DIR) -> Strategy:
     if getattr(module, "CONTROL", False):
         raise StrategyLoadError(
             name,
-            "CONTROL files are not needed: the harness generates each strategy's "
-            "no-update twin (same layout, same read) itself",
+            "CONTROL files are not needed: the harness generates each shape's no-update twin",
         )
     missing = [attr for attr in ("Cell", "DESCRIPTION") if not hasattr(module, attr)]
     if missing:
         raise StrategyLoadError(name, f"module does not define {', '.join(missing)}")
-    from bench.measured.workloads.clip.cell import LAYOUTS, ClipCell
+    from bench.strategy import LAYOUTS, Strategy
 
     cell_class = module.Cell
-    if not (isinstance(cell_class, type) and issubclass(cell_class, ClipCell)):
-        raise StrategyLoadError(name, "Cell must be a subclass of bench.cell.ClipCell")
+    if not (isinstance(cell_class, type) and issubclass(cell_class, Strategy)):
+        raise StrategyLoadError(name, "Cell must be a subclass of bench.strategy.Strategy")
     if cell_class.layout not in LAYOUTS:
         raise StrategyLoadError(
             name, f"unknown layout {cell_class.layout!r} (one of {list(LAYOUTS)})"
         )
-    overridden = [
-        m for m in ("construct", "after_step") if getattr(cell_class, m) is not getattr(ClipCell, m)
-    ]
+    overridden = tuple(
+        m for m in CUSTOM_METHODS if getattr(cell_class, m) is not getattr(Strategy, m)
+    )
     workloads = tuple(module.WORKLOADS) if hasattr(module, "WORKLOADS") else None
     if overridden and workloads is None:
         raise StrategyLoadError(
@@ -172,19 +157,18 @@ def load(name: str, folder: Path = STRATEGIES_DIR) -> Strategy:
             "be reshaped or mixed into other workloads: say which workloads it fits, e.g. "
             'WORKLOADS = ("clip",)',
         )
-    return Strategy(
+    return StrategyFile(
         name=name,
         description=str(module.DESCRIPTION),
         cell_class=cell_class,
-        expected_failures=_check_expected(name, getattr(module, "EXPECTED_FAILURES", {})),
         path=path,
         workloads=workloads,
-        custom=bool(overridden),
+        overridden=overridden,
         api=str(getattr(module, "API", "")),
     )
 
 
-def discover(folder: Path = STRATEGIES_DIR) -> tuple[list[Strategy], list[StrategyLoadError]]:
+def discover(folder: Path = STRATEGIES_DIR) -> tuple[list[StrategyFile], list[StrategyLoadError]]:
     """Load every strategy in ``folder``; the broken ones come back as errors, not exceptions."""
     loaded, broken = [], []
     for name in strategy_names(folder):

@@ -66,12 +66,3 @@ def measure(sizes: list[int] | None = None) -> dict:
         points.append({"array_bytes": n * 4, **_kernels(*arrays)})
         del arrays
     return {"llc_bytes": llc, "threads": 1, "repeats": REPEATS, "points": points}
-
-
-def floor_seconds(bandwidth: dict, bytes_moved: int, kernel: str = "copy") -> float:
-    """Seconds to move ``bytes_moved`` at the bandwidth measured for the nearest size above it."""
-    points = sorted(bandwidth.get("points", []), key=lambda p: p["array_bytes"])
-    if not points or not bytes_moved:
-        return float("nan")
-    at = next((p for p in points if p["array_bytes"] >= bytes_moved), points[-1])
-    return bytes_moved / (at[f"{kernel}_GBs"] * 1e9)

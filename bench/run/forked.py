@@ -19,6 +19,12 @@ import signal
 import time
 from collections.abc import Callable, Sequence
 
+HARNESS_ERROR = 70  # a child's exit code when the harness itself failed (a bug, not MindSpore)
+
+
+class HarnessError(RuntimeError):
+    """The harness failed inside a worker: a bug of the suite, reported, never a verdict."""
+
 
 def _child(items: Sequence, work: Callable, write_fd: int) -> None:  # pragma: no cover - child
     code = 0
@@ -31,7 +37,7 @@ def _child(items: Sequence, work: Callable, write_fd: int) -> None:  # pragma: n
         import traceback
 
         traceback.print_exc()
-        code = 70
+        code = HARNESS_ERROR
     finally:
         import sys
 
@@ -77,6 +83,8 @@ def _run_child(items: Sequence, work: Callable, timeout: float) -> tuple[int, in
         name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else sig
         return finished, current, f"crashed: died with {name}"
     code = os.WEXITSTATUS(status)
+    if code == HARNESS_ERROR:
+        raise HarnessError("the harness failed in a gate child (traceback in the worker's log)")
     if code or current is not None:
         return finished, current, f"crashed: exited with code {code}"
     return finished, None, ""

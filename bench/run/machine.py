@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import platform
 import resource
@@ -37,22 +38,20 @@ def peak_rss_bytes() -> int:
     return int(peak if sys.platform == "darwin" else peak * 1024)
 
 
-def environment() -> dict:
-    """Versions and machine facts recorded with every result."""
-    import mindspore as ms
-    import numpy as np
-
+def _version(package: str) -> str | None:
     try:
-        import pytest_benchmark
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return None
 
-        pb = pytest_benchmark.__version__
-    except Exception:  # pragma: no cover
-        pb = None
+
+def environment() -> dict:
+    """Versions and machine facts recorded with every result (no package is imported)."""
     return {
         "python": platform.python_version(),
-        "mindspore": ms.__version__,
-        "numpy": np.__version__,
-        "pytest_benchmark": pb,
+        "mindspore": _version("mindspore"),
+        "numpy": _version("numpy"),
+        "pytest_benchmark": _version("pytest-benchmark"),
         "platform": platform.platform(),
         "machine": platform.machine(),
         "node": platform.node(),

@@ -6,11 +6,14 @@ Every number the suite prints comes from here. The rules:
   step's output and of the Parameter the step writes last: ``mindspore.runtime.synchronize()``
   does nothing on the CPU). The clock stops after that synchronization, so no dispatched work
   leaks out of a timed block. This is throughput, what a training loop sees; k is chosen so a
-  block of the control lasts at least ``block_seconds`` and is then fixed per control and batch
-  size for the whole run (every process, every strategy).
-- Each subject block is paired with a control block run right before or right after it (random
-  order), after copying the subject's state into the control (untimed): the clip's cost depends
-  on the limit, so the control runs at the subject's limit.
+  block of the twin lasts at least ``block_seconds`` and is then fixed per twin and size for the
+  whole run.
+- Each subject block is paired with a twin block run right before or right after it, in ABBA
+  order (subject-twin, twin-subject, ...), so a drift or an order effect cancels within each
+  pair of rounds instead of only on average.
+- Before *every* block, of either cell, the same untimed step gives it the subject's state
+  (``Runtime.sync_state``, then a read that waits for it): the clip's cost depends on its limit,
+  and a preparation done for one cell only would bias the pair.
 - Both cells step through the same :class:`Stepper`, so the only difference inside the clock is
   the update itself. GC is off for both.
 """
@@ -23,7 +26,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from bench.run.gate import run_step
+from bench.measured.oracle import run_step
 
 TIMER = time.perf_counter
 
@@ -53,7 +56,7 @@ class Stepper:
         self.steps += 1
         self.left -= 1
         if self.left == 0:
-            out.asnumpy()
+            (out[0] if isinstance(out, tuple) else out).asnumpy()
             self.probe.asnumpy()
 
     def timed_block(self, k: int) -> float:
@@ -110,48 +113,41 @@ def rounds_for(seconds: float, round_s: float, low: int, high: int) -> int:
     return int(min(max(np.ceil(seconds / max(round_s, 1e-9)), low), high))
 
 
-def rounds_needed(ratios: list[float], target: float, processes: int) -> int:
-    """Rounds one process should run so that ``processes`` processes give a ±``target`` interval.
-
-    A 95 % interval of the median of R rounds is about ±1.96 × 1.2533 × σ / √R, with σ the
-    relative spread of a round's ratio (strategy block / paired control block), estimated
-    robustly from the pilot's ratios: 1.4826 × median absolute deviation × n / (n − 0.8), the
-    small-sample correction (Croux & Rousseeuw 1992) without which a 5-round pilot's estimate is
-    ~25 % low and the rounds half what the target needs (``findings/README.md``). Between-process
-    differences are about what the rounds explain (``findings/round_scatter.py``), so the rounds
-    are split evenly over the processes.
-    """
-    r = np.asarray(ratios, dtype=float)
-    r = r[np.isfinite(r) & (r > 0)]
-    if len(r) < 3:
-        return 0
-    sigma = 1.4826 * float(np.median(np.abs(r / np.median(r) - 1))) * len(r) / (len(r) - 0.8)
-    total = (1.96 * 1.2533 * sigma / target) ** 2
-    return int(np.ceil(total / max(1, processes)))
+def abba(rounds: int, start: int = 0) -> list[str]:
+    """Where each round's twin block goes: ``after``, ``before``, ``after``, ... (ABBA)."""
+    return ["after" if (i + start) % 2 == 0 else "before" for i in range(rounds)]
 
 
 class Pair:
-    """A subject and its control, and the paired control blocks of a run of rounds."""
+    """A subject and its twin, and the paired twin blocks of a run of rounds."""
 
     def __init__(self, subject: Stepper, control: Stepper, k: int, positions: list[str]):
         self.subject, self.control, self.k = subject, control, k
-        self.positions = positions  # per round: the control block "before" or "after" it
+        self.positions = positions  # per round: the twin block "before" or "after" it
         self.control_s: list[float] = []
         self.ended = 0  # rounds ended so far
 
+    def _ready(self, cell: Stepper) -> None:
+        """The same untimed preparation before every block: the subject's state, then a read."""
+        self.subject.workload.sync_state(self.subject.params, cell.params)
+        cell.probe.asnumpy()
+
     def control_block(self) -> None:
-        self.subject.workload.copy_state(self.subject.params, self.control.params)
-        self.control.probe.asnumpy()  # the copy is finished before the clock starts
+        self._ready(self.control)
         self.control_s.append(self.control.timed_block(self.k) / self.k)
+
+    def _subject_next(self) -> None:
+        self._ready(self.subject)
+        self.subject.arm(self.k)
 
     def begin(self) -> None:
         """Before the first subject block."""
         if self.positions and self.positions[0] == "before":
             self.control_block()
-        self.subject.arm(self.k)
+        self._subject_next()
 
     def end_round(self, *_) -> None:
-        """After a subject block: its control if "after", the next round's if "before"."""
+        """After a subject block: its twin if "after", the next round's if "before"."""
         r = self.ended
         self.ended += 1
         if r >= len(self.positions):
@@ -160,7 +156,7 @@ class Pair:
             self.control_block()
         if r + 1 < len(self.positions) and self.positions[r + 1] == "before":
             self.control_block()
-        self.subject.arm(self.k)
+        self._subject_next()
 
     def run_own_clock(self) -> list[float]:
         """The rounds without pytest-benchmark (the screen): subject per-step times."""
@@ -173,7 +169,3 @@ class Pair:
             times.append((TIMER() - start) / self.k)
             self.end_round()
         return times
-
-
-def positions(rng: np.random.Generator, rounds: int) -> list[str]:
-    return ["before" if b else "after" for b in rng.random(rounds) < 0.5]

@@ -1,4 +1,5 @@
-"""What a run is asked to do (the Plan) and what one worker process is asked to do (a Job).
+"""What a run is asked to do (the Plan, with its precision tier) and what one worker process is
+asked to do (a Job of Items).
 
 Plain frozen dataclasses, stored as JSON: the plan in the run's manifest (``--resume`` reuses it),
 a job in a file the worker reads (``python -m bench.run.worker JOB_FILE``).
@@ -11,45 +12,64 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 from bench.core.io import write_json_atomic
-
-STABLE_MODES = ("graph", "jit_ast", "jit_bytecode", "pynative_blocking")  # 2 % targets
+from bench.core.rundir import CellId
 
 
 @dataclass(frozen=True)
 class Precision:
-    """How long and how often to measure (defaults: ``nox -s bench``)."""
+    """How long and how often to measure: one of the tiers in ``TIERS``.
 
-    min_processes: int = 2  # worker processes every timed cell gets
-    max_processes: int = 4  # more only for cells whose interval is still too wide
-    target: float = 0.02  # stop adding processes once the overhead's 95 % CI half-width is below
-    pynative_target: float = 0.03  # the same for PYNATIVE as users run it (its queues add noise)
-    # rounds per cell and process: as many as a pilot of min_rounds says the target needs
-    # (bench.run.pairing.rounds_needed), at most cell_seconds of paired blocks of both cells
-    cell_seconds: float = 1.5
+    Stage 0 times every cell in ``processes`` processes of ``rounds`` paired rounds each; each
+    later stage (one new process) times the A/A cells (stage 1: the between-process spread of a
+    mode is estimated from every cell timed in two processes) and the cells whose decision is
+    still open, as many rounds as the decision needs (at most ``max_rounds``, at most
+    ``cell_seconds`` of blocks)."""
+
+    tier: str = "default"
+    processes: int = 1
+    rounds: int = 10
+    stages: int = 2  # later stages: the A/A cells again, and the cells still undecided
+    max_rounds: int = 40
+    cell_seconds: float = 1.0
     block_seconds: float = 0.01  # a timed block runs k steps, k chosen so a block takes >= this
-    min_rounds: int = 5
-    max_rounds: int = 200
     warmup_seconds: float = 0.05
-    screen_seconds: float = 0.08  # per shape, in the screen that picks each API's fastest shape
+    distribution_rounds: int = 24  # PYNATIVE as users run it: a fixed budget, reported as quartiles
+    screen: bool = True  # time each way of reading the state once to pick the shape to time
+    screen_seconds: float = 0.08
     screen_batch_size: int = 256
-    pilot: bool = True  # False: every cell gets rounds_for(cell_seconds), no pilot (--quick)
+    gate_replicas: int = 2  # gate processes per compiled mode
+    layout_cells: bool = True
+    target: float = 0.0  # rigorous: also stop only once the interval is narrower than ±target
+    margin_rel: float = 0.05
+    margin_abs_s: float = 5e-6
 
-    def target_for(self, mode: str) -> float:
-        return self.target if mode in STABLE_MODES else self.pynative_target
 
-
-PRECISIONS = {
-    "default": Precision(),
+TIERS = {
     "quick": Precision(
-        min_processes=1,
-        max_processes=1,
-        cell_seconds=0.06,
+        tier="quick",
+        processes=1,
+        rounds=4,
+        stages=0,
+        max_rounds=4,
+        cell_seconds=0.1,
         block_seconds=0.005,
-        min_rounds=3,
-        max_rounds=10,
         warmup_seconds=0.02,
-        screen_seconds=0.03,
-        pilot=False,
+        distribution_rounds=4,
+        screen=False,
+        gate_replicas=1,
+        layout_cells=False,
+    ),
+    "default": Precision(),
+    "rigorous": Precision(
+        tier="rigorous",
+        processes=2,
+        rounds=20,
+        stages=4,
+        max_rounds=200,
+        cell_seconds=2.0,
+        distribution_rounds=60,
+        screen_seconds=0.2,
+        target=0.02,
     ),
 }
 
@@ -69,9 +89,10 @@ class Plan:
     timeout: float = 300.0  # seconds a worker may go without finishing a cell
     seed: int = 0
     gate_jobs: int = 2  # concurrent gate workers (the gate measures nothing)
-    time_jobs: int = 1  # concurrent timing workers
+    time_jobs: int = 1  # concurrent timing workers (modes measured harmless may use 2)
     gate_only: bool = False
     screen_all: bool = False  # screen every working shape, not one per way of reading the state
+    reuse_gate: bool = False  # copy verdicts of identical code from earlier runs (gate_cache)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -80,7 +101,10 @@ class Plan:
     def from_dict(cls, data: dict) -> Plan:
         known = {f.name for f in fields(cls)}
         data = {k: v for k, v in data.items() if k in known}
-        data["precision"] = Precision(**data.get("precision", {}))
+        wanted = {f.name for f in fields(Precision)}
+        data["precision"] = Precision(
+            **{k: v for k, v in data.get("precision", {}).items() if k in wanted}
+        )
         for key in ("strategies", "modes", "batch_sizes", "shapes"):
             if data.get(key) is not None:
                 data[key] = tuple(data[key])
@@ -92,20 +116,26 @@ class Plan:
 
 @dataclass(frozen=True)
 class Item:
-    """One thing a worker does: gate a variant, or time a cell (a variant at a batch size)."""
+    """One thing a worker does: gate a variant, or time a cell (a variant at a size)."""
 
     strategy: str
     shape: str
     path: str  # the generated variant file
     layout: str
-    expected: str | None = None  # gate: the strategy's declared failure
-    update: bool = True  # False for a generated control (checked against no-update)
+    update: bool = True  # False for a generated twin (checked against no update)
     dims: dict = field(default_factory=dict)
+    meaning: str = "before"  # gate: what the shape's reads see under eager semantics
+    intended: bool = True
     control: str = ""  # time: "control/<shape>" paired with it
     control_path: str = ""
-    role: str = "update"  # time: "update" or "layout" (a control vs the base control)
+    role: str = "update"  # time: "update", "aa", "layout"; prepare: "calibrate", "screen"
     batch_size: int = 0
     k: int = 0  # time: steps per block (0: calibrate)
+    rounds: int = 0  # time: paired rounds to run (0: the precision's)
+    key_hash: str = ""  # gate: what the verdict depends on, hashed (bench.run.gate_cache)
+
+    def cell(self, mode: str) -> CellId:
+        return CellId(self.strategy, self.shape, mode, self.batch_size)
 
     @property
     def key(self) -> str:
@@ -113,25 +143,25 @@ class Item:
         return f"{self.strategy}/{self.shape}{size}"
 
     def test_id(self, mode: str) -> str:
-        """The cell's pytest id in a timing file: ``<strategy>@<shape>-<mode>-N<n>``."""
-        return f"{self.strategy}@{self.shape}-{mode}-N{self.batch_size}"
+        return self.cell(mode).test_id
 
 
 @dataclass(frozen=True)
 class Job:
-    """What one worker process does: ``kind`` gate | calibrate | screen | time, for one mode."""
+    """What one worker process does: ``kind`` gate | prepare | time, for one mode."""
 
     kind: str
     run_id: str
     workload: str
     mode: str
-    out: str  # gate: a folder of verdict files; otherwise the JSON file to write
+    out: str  # gate: its verdict line file; otherwise the JSON file to write
     items: tuple[Item, ...]
     process: int = 0
     threads: int = 1
     seed: int = 0
     precision: Precision = field(default_factory=Precision)
     timeout: float = 300.0  # seconds one item may take (a forked gate child is killed after)
+    stage: int = 0
 
     def write(self, path: Path) -> Path:
         return write_json_atomic(path, asdict(self))

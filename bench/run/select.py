@@ -1,17 +1,15 @@
-"""What to time: each strategy in its fastest working shape, plus the layout cells.
+"""What to time: each strategy in its cheapest working shape, plus the calibration cells.
 
 Pure functions over verdicts and the screen (no MindSpore), so the choice is testable.
 
 - Only what works is timed: silent failures and errors are known from the gate already.
-- What a shape costs is decided by how the forward reads the state (the layout cells show a
-  (1,) bound read directly costs ×3–60, a 0-d view little): the screen times, at one batch size
-  against the same base control, the simplest working shape of each way of reading (the
-  workload's ``cost_dims``), and the cheapest wins; reads within ``TIE`` of it are a tie, broken
-  by simplicity (the workload's order of each dimension's values), never by noise. The other
-  dimensions (where the write sits, how the new value is computed) are assumed not to change the
-  cost: ``--screen all`` times every working shape to check that.
-- Layout cells time each generated control against the base control: the cost of the state's
-  layout and of how it is read, a finding of its own (not charged to any strategy).
+- What a shape costs is decided by how the forward reads the state (a (1,) Parameter read
+  directly can cost many times a 0-d view): the screen times, at one size against the same base
+  twin, the simplest working shape of each way of reading (the workload's ``cost_dims``), and
+  the cheapest wins; reads within ``TIE`` of it are a tie, broken by simplicity (the workload's
+  order of each dimension's values), never by noise. The other dimensions (where the write sits,
+  how the new value is computed) are assumed not to change the cost: ``--screen-all`` times every
+  working shape to check that.
 """
 
 from __future__ import annotations
@@ -24,19 +22,19 @@ from bench.measured.shapes import CONTROL
 TIE = 0.03  # shapes within 3 % of the fastest one's screened cost are a tie
 
 
-def working(verdicts: dict, mode: str) -> dict[str, list]:
-    """{strategy: [verdicts of its working shapes]} in ``mode`` (controls excluded)."""
+def working(verdicts, mode: str) -> dict[str, list]:
+    """{strategy: [verdicts of its working shapes]} in ``mode`` (twins excluded)."""
     out: dict[str, list] = {}
-    for v in verdicts.values():
+    for v in verdicts:
         if v.mode == mode and v.status == Status.WORKS and v.strategy != CONTROL:
             out.setdefault(v.strategy, []).append(v)
     return out
 
 
-def controls_working(verdicts: dict, mode: str) -> set[str]:
+def twins_working(verdicts, mode: str) -> set[str]:
     return {
         v.shape
-        for v in verdicts.values()
+        for v in verdicts
         if v.mode == mode and v.strategy == CONTROL and v.status == Status.WORKS
     }
 
@@ -52,9 +50,9 @@ def representatives(shapes: list, simplicity, cost_class) -> dict[str, object]:
 def choose(shapes: list, screen: dict, simplicity, cost_class) -> tuple[str, str]:
     """(chosen shape, why) among a strategy's working shape verdicts.
 
-    ``screen`` maps a shape name to its screened per-round ratios to the base control. The
-    cheapest cost class wins (a tie within ``TIE`` goes to the simpler shape); within it, the
-    simplest working shape."""
+    ``screen`` maps a shape name to its screened per-round ratios to the base twin. The cheapest
+    cost class wins (a tie within ``TIE`` goes to the simpler shape); within it, the simplest
+    working shape."""
     reps = representatives(shapes, simplicity, cost_class)
     if len(reps) == 1:
         best = next(iter(reps.values()))

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bench.core.schema import parse_event
+from bench.run.forked import HARNESS_ERROR, HarnessError
 from bench.run.plan import Item, Job
 
 RESULT_EVENTS = ("verdict", "calibrated", "screened", "cell")
@@ -63,10 +64,14 @@ class Failure:
     detail: str
 
 
+WORKER = ("-m", "bench.run.worker")
+
+
 class Supervisor:
-    def __init__(self, logs: Path, timeout: float):
+    def __init__(self, logs: Path, timeout: float, worker: tuple[str, ...] = WORKER):
         self.logs = Path(logs)
         self.timeout = timeout
+        self.worker = worker  # what runs a job file: the suite's worker (tests use a fake one)
         self.live: set[subprocess.Popen] = set()
         self.lock = threading.Lock()
         self.stopping = False
@@ -80,7 +85,7 @@ class Supervisor:
         outcome = Outcome(code=0)
         with open(log_path, "a") as log:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "bench.run.worker", str(job_file)],
+                [sys.executable, *self.worker, str(job_file)],
                 cwd=self.logs,
                 stdout=subprocess.PIPE,
                 stderr=log,
@@ -167,6 +172,11 @@ class Supervisor:
             outcome, survived = once(job)
             if outcome.ok:
                 return failures
+            if outcome.code == HARNESS_ERROR:
+                raise HarnessError(
+                    f"{name}: {outcome.last_output or 'the harness failed'} "
+                    f"(log: {self.logs / name}.log)"
+                )
             status, detail = self._describe(outcome)
             culprit = next((i for i in job.items if i.key == outcome.current), None)
             if culprit is None:  # died outside any item: every item not kept fails the same way

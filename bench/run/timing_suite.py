@@ -1,10 +1,12 @@
 """The pytest-benchmark module a timing worker runs: one test per cell of its job.
 
-``test_step[<strategy>@<shape>-<mode>-N<n>]``, grouped by workload, mode and batch size, so
+``test_step[<strategy>@<shape>-<mode>-N<n>]``, grouped by workload, mode and size, so
 ``pytest-benchmark compare`` lines up the strategies of one mode and size. pytest-benchmark times
-the subject's blocks with ``pedantic(iterations=k)``, so its stats are per step; the paired
-control blocks (``bench.run.pairing``) run in its teardown and before the first round. Not
-collected by ``nox -s tests``: the worker hands this file to pytest itself.
+the subject's blocks with ``pedantic(iterations=k)``, so its stats are per step; the paired twin
+blocks (``bench.run.pairing``) run in its teardown and before the first round. After its rounds a
+cell checks the state its hundreds of steps left against the closed form: a cell that is wrong
+there is recorded ``incorrect`` (a verdict, ``bench.core.verdicts``), never timed as working.
+Not collected by ``nox -s tests``: the worker hands this file to pytest itself.
 """
 
 from __future__ import annotations
@@ -15,6 +17,11 @@ import pytest
 from bench.core.schema import Timing, event_line
 from bench.run import pairing
 from bench.run.machine import peak_rss_bytes
+
+
+def _rounds(cell, job, round_s: float) -> int:
+    """The rounds the time phase asked for, at most ``cell_seconds`` of them (at least 3)."""
+    return pairing.rounds_for(job.precision.cell_seconds, round_s, 3, max(3, cell.rounds))
 
 
 def test_step(benchmark, cell, context):
@@ -28,31 +35,19 @@ def test_step(benchmark, cell, context):
     subject = pairing.Stepper(work, context.variant(cell.path), mode, x, n)
     control, control_first = context.control(cell, x)
     warmup = subject.warm_up(precision.warmup_seconds)
-    round_s = (subject.timed_block(cell.k) + control.timed_block(cell.k)) if cell.k else 0.0
-    rounds = pairing.rounds_for(
-        precision.cell_seconds, round_s, precision.min_rounds, precision.max_rounds
-    )
-    rng = np.random.default_rng([job.seed, job.process, n, order])
-    pilot = []
-    if precision.pilot and rounds > precision.min_rounds:  # a pilot says how many it needs
-        trial = pairing.Pair(subject, control, cell.k, pairing.positions(rng, precision.min_rounds))
-        with pairing.gc_off():
-            pilot = [s / c for s, c in zip(trial.run_own_clock(), trial.control_s)]
-        want = pairing.rounds_needed(pilot, precision.target_for(job.mode), precision.min_processes)
-        rounds = min(rounds, max(precision.min_rounds, want))
-    pair = pairing.Pair(subject, control, cell.k, pairing.positions(rng, rounds))
+    k = cell.k or context.k(cell, control)  # the first process to time a twin calibrates k
+    round_s = subject.timed_block(k) + control.timed_block(k)
+    rounds = _rounds(cell, job, round_s)
+    pair = pairing.Pair(subject, control, k, pairing.abba(rounds, start=order))
     benchmark.group = f"{job.workload} {mode.name} N={n}"
     with pairing.gc_off():
         pair.begin()
-        benchmark.pedantic(subject, teardown=pair.end_round, rounds=rounds, iterations=cell.k)
+        benchmark.pedantic(subject, teardown=pair.end_round, rounds=rounds, iterations=k)
     subject.probe.asnumpy()  # pytest-benchmark's extra call is finished too
 
     final = work.final_state(subject.params, n)
     want = work.after_steps(subject.steps, n, update=cell.update)
-    final_ok = all(
-        np.allclose(np.asarray(final[name]).reshape(-1), value, rtol=1e-4, atol=1e-5)
-        for name, value in want.items()
-    )
+    final_ok = work.final_matches(final, want)
     timing = Timing(
         workload=job.workload,
         strategy=cell.strategy,
@@ -62,28 +57,32 @@ def test_step(benchmark, cell, context):
         process=job.process,
         control=cell.control,
         role=cell.role,
-        k=cell.k,
+        k=k,
         step_s=list(benchmark.stats.stats.data),
         control_s=pair.control_s[:rounds],
         control_position=pair.positions,
         first_call_s=subject.first_call_s,
         control_first_call_s=control_first,
         warmup_steps=warmup,
-        pilot_ratios=pilot,
         steps_run=subject.steps,
         final_state_ok=bool(final_ok),
         final_state={k: np.asarray(final[k]).reshape(-1).tolist() for k in want},
         expected_final_state={k: np.asarray(v).reshape(-1).tolist() for k, v in want.items()},
         peak_rss_bytes=peak_rss_bytes(),
         order=order,
+        stage=job.stage,
     )
     benchmark.extra_info.update(timing.to_dict())
-    failure = f"after {subject.steps} timed steps the state is {final}, expected {want}"
+    failure = (
+        f"after {subject.steps} timed steps the state is "
+        f"{ {k: np.round(np.asarray(v), 6).tolist() for k, v in final.items()} }, the code "
+        f"writes { {k: np.round(np.asarray(v), 6).tolist() for k, v in want.items()} }"
+    )
     context.finished(
         {
             "test": cell.test_id(job.mode),
             "status": "works" if final_ok else "incorrect",
-            "detail": "" if final_ok else f"AssertionError: {failure}".splitlines()[0],
+            "detail": "" if final_ok else failure,
         },
         benchmark.stats.as_dict(include_data=True),
     )
@@ -99,7 +98,8 @@ def test_step(benchmark, cell, context):
         ),
         flush=True,
     )
-    assert final_ok, failure
+    if not final_ok:
+        pytest.fail(failure, pytrace=False)
 
 
 @pytest.fixture(scope="session")

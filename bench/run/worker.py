@@ -4,15 +4,13 @@
 shapes crash MindSpore, so the runner starts one of these per job and mode. Before each item the
 worker prints a ``start`` event and after it a result event (``bench.core.schema.event_line``):
 when the process dies, the runner knows which item killed it, records that one as crashed and
-starts a new process for the rest. Results are written as they finish (gate verdicts one file
-each; timed cells one line each in a checkpoint, see ``Checkpoint``) or once at the end (prepare,
-and the timing file a finished process writes), always atomically.
+starts a new process for the rest. Results are written as they finish (a gate verdict or a timed
+cell: one fsync'd line each, ``bench.core.rundir.Checkpoint``) or once at the end (prepare, and
+the timing file a finished process writes), always atomically.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import json
 import math
 import os
 import sys
@@ -23,83 +21,23 @@ import numpy as np
 
 from bench.core.io import write_json_atomic
 from bench.core.paths import ROOT
+from bench.core.rundir import Checkpoint, k_key, now, partial_path
 from bench.core.schema import SCHEMA_VERSION, Status, event_line
-from bench.measured import modes, shapes, workloads
+from bench.measured import modes, workloads
+from bench.measured.oracle import first_line
+from bench.measured.shapes.codegen import load_variant
 from bench.run import forked, gate, pairing
 from bench.run.plan import Job
 
 SUITE = Path(__file__).with_name("timing_suite.py")
 
 
-def _now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-
-
 def _emit(event: str, **data) -> None:
     print(event_line(event, **data), flush=True)
 
 
-def partial_path(out: str | Path) -> Path:
-    return Path(out).with_suffix(".partial.jsonl")
-
-
-class Checkpoint:
-    """A timing process's finished cells, one JSON line each, flushed and fsync'd as they finish.
-
-    The first line is the file's ``suite`` header; then one line per cell: its pytest-benchmark
-    record (exactly what ``--benchmark-json`` would hold for it) and its status. A process that
-    ends normally writes its timing file and removes the checkpoint; if it dies (crash, timeout,
-    Ctrl-C), ``salvage`` turns the checkpoint into that file, so only unfinished cells are lost.
-    """
-
-    def __init__(self, out: str | Path, header: dict):
-        self.path = partial_path(out)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = open(self.path, "w")  # open for the process's life
-        self.write(suite=header)
-
-    def write(self, **line) -> None:
-        self._file.write(json.dumps(line, default=str) + "\n")
-        self._file.flush()
-        os.fsync(self._file.fileno())
-
-    def remove(self) -> None:
-        self._file.close()
-        self.path.unlink(missing_ok=True)
-
-
-def salvage(out: str | Path, ended: dict) -> set[str]:
-    """Write the timing file of a process that died from its checkpoint; the tests it holds.
-
-    ``ended`` says how the process ended (``status``, ``detail``; stored as ``suite.ended``).
-    Never overwrites a file; removes the checkpoint.
-    """
-    partial = partial_path(out)
-    if not partial.is_file():
-        return set()
-    suite, benchmarks, cells = {}, [], []
-    for line in partial.read_text(errors="replace").splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue  # the line the process was writing when it died
-        suite = record.get("suite", suite)
-        if "benchmark" in record:
-            benchmarks.append(record["benchmark"])
-        if "cell" in record:
-            cells.append(record["cell"])
-            suite["finished"], suite["load"] = record.get("at"), record.get("load")
-    target, written = Path(out), False
-    if suite and not target.exists():  # even with no cell: the file says how the process ended
-        suite.update(cells=cells, pytest_exit_code=None, ended=ended)
-        write_json_atomic(target, {"benchmarks": benchmarks, "suite": suite})
-        written = True
-    partial.unlink()
-    return {c["test"] for c in cells} if written else set()
-
-
 class Context:
-    """What the timing tests share within one process: loaded variants, reusable controls."""
+    """What the items of one process share: loaded variants, reusable twins, the checkpoint."""
 
     def __init__(self, job: Job, checkpoint: Checkpoint | None = None, meter=None):
         self.job = job
@@ -108,32 +46,45 @@ class Context:
         self.mode = modes.get(job.mode)
         self._classes: dict[str, type] = {}
         self._controls: dict[tuple[str, int], pairing.Stepper] = {}
+        self._k: dict[tuple[str, int], int] = {}
 
     def variant(self, path: str) -> type:
         if path not in self._classes:
-            self._classes[path] = shapes.load_variant(path)
+            self._classes[path] = load_variant(path)
         return self._classes[path]
 
     def control(self, item, x) -> tuple[pairing.Stepper, float]:
-        """The control cell of ``item`` at its batch size: compiled once per process, reused."""
+        """The twin of ``item`` at its size: compiled once per process, reused (an A/A cell gets
+        a twin instance of its own, as its subject is that twin too)."""
         key = (item.control_path, item.batch_size)
-        if key in self._controls:
+        if key in self._controls and item.role != "aa":
             return self._controls[key], math.nan
         stepper = pairing.Stepper(
             self.workload, self.variant(item.control_path), self.mode, x, item.batch_size
         )
         stepper.warm_up(self.job.precision.warmup_seconds)
-        self._controls[key] = stepper
+        if item.role != "aa":
+            self._controls[key] = stepper
         return stepper, stepper.first_call_s
+
+    def k(self, item, control: pairing.Stepper) -> int:
+        """Steps per block for a twin at a size: the smallest power of two whose block of the
+        twin lasts ``block_seconds`` (once per process; later processes reuse the first's)."""
+        key = (item.control, item.batch_size)
+        if key not in self._k:
+            self._k[key], _ = pairing.calibrate(
+                control, self.job.precision.block_seconds, self.mode.min_steps
+            )
+        return self._k[key]
 
     def finished(self, cell: dict, benchmark: dict | None = None) -> None:
         """A cell's status (and timing record): into the checkpoint before anything else runs."""
         if self.checkpoint is not None:
-            line = {"cell": cell, "at": _now(), "load": self.meter.read() if self.meter else None}
+            line = {"cell": cell, "at": now(), "load": self.meter.read() if self.meter else None}
             self.checkpoint.write(**line, **({"benchmark": benchmark} if benchmark else {}))
 
     def warm_process(self) -> None:
-        """One untimed step of a control: one-time start-up is not charged to the first cell."""
+        """One untimed step of a twin: one-time start-up is not charged to the first cell."""
         import mindspore as ms
 
         item = self.job.items[0]
@@ -147,14 +98,22 @@ class Context:
 def run_gate(job: Job) -> None:
     """Every item in forked children (``bench.run.forked``): a crash costs only its item."""
     context = Context(job)  # the mode is active (main): each forked child inherits it
-    out = Path(job.out)
+    lines = Checkpoint(Path(job.out))
 
-    def record(item, status, detail, seconds) -> None:
-        verdict = gate.verdict(item, job.workload, job.mode, status, detail, seconds)
-        write_json_atomic(
-            out / f"{item.strategy}--{item.shape}--{job.mode}.json", verdict.to_dict()
+    def record(item, status, detail="", found=None, seconds=0.0) -> None:
+        v = gate.verdict(
+            item,
+            job.workload,
+            job.mode,
+            status,
+            detail,
+            found,
+            replica=job.process,
+            seconds=round(seconds, 3),
+            cache_key=item.key_hash,
         )
-        _emit("verdict", key=item.key, status=str(status), detail=detail, seconds=seconds)
+        lines.write(**v.to_dict())
+        _emit("verdict", key=item.key, status=str(v.status), detail=v.detail, seconds=seconds)
 
     def work(item) -> None:
         _emit("start", key=item.key)
@@ -162,18 +121,20 @@ def run_gate(job: Job) -> None:
         try:
             cls = context.variant(item.path)
         except Exception as exc:  # the generated file of a broken strategy
-            status, detail = Status.BROKEN, f"the variant failed to load: {gate.first_line(exc)}"
-        else:
-            status, detail = gate.check(cls, context.workload, context.mode, item.update, job.seed)
-        record(item, status, detail, time.monotonic() - start)
+            detail = f"the variant failed to load: {first_line(exc)}"
+            record(item, Status.BROKEN, detail, seconds=time.monotonic() - start)
+            return
+        found = gate.check(cls, context.workload, context.mode, item, job.seed, job.process)
+        record(item, found.status, found=found, seconds=time.monotonic() - start)
 
     def failed(item, status, detail) -> None:
-        record(item, status, f"the gate's process {detail}", 0.0)
+        record(item, status, f"the gate's process {detail}")
 
     forked.run_isolated(job.items, work, job.timeout * 0.8, failed)
+    lines.close()
 
 
-# -- prepare: calibrate k per control and batch size, then screen every shape -----------------
+# -- prepare: calibrate k per twin and size, then screen the ways of reading the state ---------
 def run_prepare(job: Job) -> dict:
     import mindspore as ms
 
@@ -187,19 +148,18 @@ def run_prepare(job: Job) -> dict:
         if item.role == "calibrate":
             control, _ = context.control(item, x)
             k, block = pairing.calibrate(control, precision.block_seconds, context.mode.min_steps)
-            k_table[f"{item.control}/N{item.batch_size}"] = k
+            k_table[k_key(item.control, item.batch_size)] = k
             _emit("calibrated", key=item.key, k=k, block_s=block)
             continue
-        k = k_table[f"{item.control}/N{item.batch_size}"]
+        k = k_table[k_key(item.control, item.batch_size)]
         subject = pairing.Stepper(
             context.workload, context.variant(item.path), context.mode, x, item.batch_size
         )
         control, _ = context.control(item, x)
         subject.warm_up(precision.warmup_seconds)
         round_s = subject.timed_block(k) + control.timed_block(k)
-        rounds = pairing.rounds_for(precision.screen_seconds, round_s, precision.min_rounds, 12)
-        rng = np.random.default_rng([job.seed, item.batch_size, len(screen)])
-        pair = pairing.Pair(subject, control, k, pairing.positions(rng, rounds))
+        rounds = pairing.rounds_for(precision.screen_seconds, round_s, 4, 12)
+        pair = pairing.Pair(subject, control, k, pairing.abba(rounds))
         with pairing.gc_off():
             step_s = pair.run_own_clock()
         ratios = [s / c for s, c in zip(step_s, pair.control_s)]
@@ -223,38 +183,35 @@ def run_prepare(job: Job) -> dict:
 
 # -- time: pytest-benchmark over the job's cells ----------------------------------------------
 class _Plugin:
-    """Hands the context to timing_suite.py and records each test's outcome."""
+    """Hands the context to timing_suite.py and records a cell that raised."""
 
     def __init__(self, context: Context):
         self.context = context
-        self.cells: dict[str, dict] = {}
 
     def pytest_configure(self, config):
         config._bench_context = self.context
 
     def pytest_runtest_logreport(self, report):
-        if report.when != "call" and not report.failed:
+        if report.when != "call" or report.passed:
             return
         cell = report.nodeid.split("[", 1)[-1].rstrip("]")
-        if report.passed:
-            self.cells[cell] = {"test": cell, "status": "works", "detail": ""}
+        if getattr(report, "_bench_recorded", False):
             return
         crash = getattr(report.longrepr, "reprcrash", None)
         message = crash.message if crash else str(report.longrepr).splitlines()[-1]
-        status = "incorrect" if "timed steps the state is" in message else "raises"
-        self.cells[cell] = {"test": cell, "status": status, "detail": message.splitlines()[0]}
-        if status == "raises":  # a timed cell checkpoints itself (timing_suite.test_step)
-            self.context.finished(self.cells[cell])
+        if "timed steps the state is" in message:
+            return  # the cell recorded itself as incorrect (timing_suite.test_step)
+        detail = message.splitlines()[0] if message else "raised"
+        self.context.finished({"test": cell, "status": "raises", "detail": detail})
 
 
-def run_time(job: Job, checkpoint: Checkpoint | None = None, meter=None) -> dict:
+def run_time(job: Job, checkpoint: Checkpoint, meter=None) -> dict:
     import pytest
 
     context = Context(job, checkpoint, meter)
     context.warm_process()
     raw = Path(job.out).with_suffix(".pytest.json")
     raw.parent.mkdir(parents=True, exist_ok=True)
-    plugin = _Plugin(context)
     args = [
         str(SUITE),
         "-q",
@@ -276,7 +233,7 @@ def run_time(job: Job, checkpoint: Checkpoint | None = None, meter=None) -> dict
     here = os.getcwd()
     os.chdir(ROOT)  # pytest-benchmark reads the git commit from the working folder
     try:
-        exit_code = pytest.main(args, plugins=[plugin])
+        exit_code = pytest.main(args, plugins=[_Plugin(context)])
     finally:
         os.chdir(here)
     data = {"benchmarks": []}
@@ -285,8 +242,15 @@ def run_time(job: Job, checkpoint: Checkpoint | None = None, meter=None) -> dict
 
         data = json.loads(raw.read_text())
         raw.unlink()
-    data["suite"] = {"cells": list(plugin.cells.values()), "pytest_exit_code": int(exit_code)}
+    cells = [line["cell"] for line in _lines(checkpoint.path) if "cell" in line]
+    data["suite"] = {"cells": cells, "pytest_exit_code": int(exit_code)}
     return data
+
+
+def _lines(path: Path) -> list[dict]:
+    from bench.core.rundir import read_lines
+
+    return read_lines(path, []) if Path(path).is_file() else []
 
 
 def _context() -> dict:
@@ -310,9 +274,13 @@ def main(argv=None) -> int:
     meter = LoadMeter()
     threads = pin_threads(job.threads)
     modes.get(job.mode).activate()  # process-global: before any cell is built
-    started = _now()
+    started = now()
     if job.kind == "gate":
-        run_gate(job)
+        try:
+            run_gate(job)
+        except forked.HarnessError as err:
+            print(f"bench: {err}", file=sys.stderr)
+            return forked.HARNESS_ERROR
         return 0
     header = {
         "schema_version": SCHEMA_VERSION,
@@ -321,6 +289,7 @@ def main(argv=None) -> int:
         "workload": job.workload,
         "mode": job.mode,
         "process": job.process,
+        "stage": job.stage,
         "threads": threads,
         "environment": environment(),
         "started": started,
@@ -328,12 +297,14 @@ def main(argv=None) -> int:
     }
     if job.kind == "prepare":
         data = run_prepare(job)
+        checkpoint = None
     else:
-        checkpoint = Checkpoint(job.out, header)
+        checkpoint = Checkpoint(partial_path(job.out), mode="w")
+        checkpoint.write(suite=header)
         data = run_time(job, checkpoint, meter)
-    data["suite"] = {**data.get("suite", {}), **header, "finished": _now(), "load": meter.read()}
+    data["suite"] = {**data.get("suite", {}), **header, "finished": now(), "load": meter.read()}
     write_json_atomic(job.out, data)
-    if job.kind == "time":
+    if checkpoint is not None:
         checkpoint.remove()
     return 0
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from bench.measured.workloads.base import Expected, Workload
 from bench.measured.workloads.brn import WORKLOAD as BRN
 from bench.measured.workloads.clip import WORKLOAD as CLIP
 from bench.measured.workloads.ema import WORKLOAD as EMA
 from bench.measured.workloads.kvcache import WORKLOAD as KVCACHE
+from bench.measured.workloads.template import Workload
 
 WORKLOADS: dict[str, Workload] = {w.name: w for w in (CLIP, BRN, KVCACHE, EMA)}
 
@@ -18,4 +18,4 @@ def get(name: str) -> Workload:
         raise ValueError(f"unknown workload {name!r} (valid: {', '.join(WORKLOADS)})") from None
 
 
-__all__ = ["WORKLOADS", "Expected", "Workload", "get"]
+__all__ = ["WORKLOADS", "Workload", "get"]

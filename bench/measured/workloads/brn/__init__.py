@@ -14,11 +14,10 @@ Code shapes (dimensions, simplest value first):
 
 from __future__ import annotations
 
-import numpy as np
-
-from bench.measured.shapes import Dimension, Emit, Shape
-from bench.measured.workloads.base import Expected, Workload
-from bench.measured.workloads.brn import spec
+from bench.measured.shapes import Dimension, Shape
+from bench.measured.shapes.codegen import Emit
+from bench.measured.workloads.brn.runtime import BRNRuntime
+from bench.measured.workloads.template import Workload
 
 WRITE = Dimension(
     "write",
@@ -75,13 +74,9 @@ UPDATES = (
 )
 
 
-class BatchRenormalization(Workload):
-    name = "brn"
+class BatchRenormalization(BRNRuntime, Workload):
     title = "Batch Renormalization (moving mean and variance, r_max and d_max written every step)"
     batch_sizes = (1, 8, 64, 256, 1024)
-    gate_schedule = ((16, 7),)  # r_max and d_max ramp over 4 steps (RAMP_STEPS), then hold
-    rtol, atol = 1e-4, 1e-4
-    state_names = spec.BRN_STATE
     reserved = frozenset(
         "x mean centered var sigma_b sigma r d xhat y step frac new_mean new_var new_r_max "
         "new_d_max r_max d_max done".split()
@@ -90,7 +85,9 @@ class BatchRenormalization(Workload):
         "from mindspore import ops",
         "from bench.measured.workloads.brn.cell import BatchRenorm",
     )
-    control_imports = ()
+    base_control = "scalar-param-construct"
+    code_names = {"write": ("self.r_max", "new_r_max")}
+    base_shape = BASE_SHAPE
 
     def dimensions(self, layout: str):
         read = READ + ((VIEW,) if layout == "vector" else ())
@@ -102,8 +99,11 @@ class BatchRenormalization(Workload):
             return all(v.get(k) == want for k, want in BASE_SHAPE.items())
         return True
 
-    def control_shape(self, shape: Shape, layout: str) -> Shape:
-        return Shape((("layout", layout), ("read", shape.values.get("read", "param"))))
+    def layout_twins(self) -> list[Shape]:
+        return [
+            Shape((("layout", layout), ("read", read), ("block", "construct")))
+            for layout, read in (("scalar", "param"), ("vector", "param"), ("vector", "view"))
+        ]
 
     def construct_source(self, shape: Shape, emit: Emit) -> str:
         v = shape.values
@@ -115,8 +115,6 @@ class BatchRenormalization(Workload):
         forward += FORWARD.format(
             r_max=bounds.get("r_max", "self.r_max"), d_max=bounds.get("d_max", "self.d_max")
         ).splitlines()
-        if emit.control:  # a control: the forward alone
-            return _method("construct(self, x)", [*forward, "return y"])
         placement = v["write"]
         in_method = v["block"] == "method"
         anchor = "done" if in_method else "y"
@@ -144,39 +142,6 @@ class BatchRenormalization(Workload):
 
     def control_base(self) -> str:
         return "BatchRenorm"
-
-    # -- running ------------------------------------------------------------------------------
-    def make_input(self, n: int, seed: int, small: bool = False) -> np.ndarray:
-        return spec.make_batch(n, seed, (4, 4) if small else (32, 32))
-
-    def reference(self, n, steps, seed, update=True, small=False):
-        gamma = np.ones(spec.CHANNELS, np.float32)
-        beta = np.zeros(spec.CHANNELS, np.float32)
-        state = spec.State.initial()
-        for i in range(steps):
-            x = self.make_input(n, seed + i, small)
-            y, after, _ = spec.train_step(x, gamma, beta, state, update=update)
-            yield Expected((x,), y, state.as_dict(), after.as_dict())
-            state = after
-
-    def probe(self, params: dict):
-        return params["d_max"]
-
-    def after_steps(self, steps: int, n: int, update: bool = True):
-        step = steps if update else 0
-        r_max, d_max = spec.schedule(step)
-        return {
-            "step": np.asarray([step], np.float32),
-            "r_max": np.asarray([r_max], np.float32),
-            "d_max": np.asarray([d_max], np.float32),
-        }
-
-    def driver(self) -> str:
-        return (
-            "from bench.measured.workloads.brn.repro import reproduce\n\n"
-            "if __name__ == '__main__':\n"
-            "    reproduce(Variant, sys.argv[1] if len(sys.argv) > 1 else MODE)\n"
-        )
 
 
 def _method(signature: str, lines: list[str]) -> str:

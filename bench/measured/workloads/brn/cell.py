@@ -21,7 +21,7 @@ from bench.measured.workloads.brn.spec import (
     RAMP_STEPS,
     schedule,
 )
-from bench.measured.workloads.clip.cell import LAYOUTS
+from bench.strategy import LAYOUTS
 
 
 def _param(name, value, shape, trainable=False):

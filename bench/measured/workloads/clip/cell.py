@@ -1,10 +1,10 @@
-"""The adaptive-clip cell in MindSpore: the base class every strategy file subclasses.
+"""The adaptive-clip cell's state in MindSpore: the limit and the update rule.
 
-A strategy overrides :meth:`ClipCell.write`, "how do I write this value into this Parameter?",
-and sets ``layout`` when it needs a 1-element vector instead of a 0-d Parameter. The harness does
-not call this class's ``construct``: it generates one subclass per code shape (``bench.measured.
-shapes``) whose ``construct`` places the write inline, through ``self.write``, or in an
-``ops.depend``, and reads the limit in the shape's way. The base class writes nothing.
+A variant is ``class Variant(ClipState, Cell)``: the strategy's ``Cell`` says how a value is
+written, this class holds the state, and the generated ``construct`` (one per code shape) clips
+and writes. ``ClipState.construct`` is the shape ``helper-param-after-arg``; the shape
+``helper-param-after-arg-base`` inherits it from here, another module (which matters under
+bytecode capture).
 """
 
 from __future__ import annotations
@@ -14,19 +14,15 @@ import numpy as np
 from mindspore import Parameter, Tensor, nn, ops
 
 from bench.measured.workloads.clip.spec import INC_STEP, INITIAL_LIMIT, MAX_LIMIT
-
-# layout -> shape of the limit Parameter. `layout` picks the no-update control a strategy is
-# timed against: the control has the same layout and reads the limit the same way.
-LAYOUTS = {"scalar": (), "vector": (1,)}
+from bench.strategy import LAYOUTS
 
 
-class ClipCell(nn.Cell):
-    """Clip the input to ``[-limit, limit]``, then let the strategy update ``self.limit``."""
-
-    layout = "scalar"
+class ClipState(nn.Cell):
+    """Clip the input to ``[-limit, limit]``; ``layout`` comes from the strategy's cell (or the
+    generated twin's class): this class must not set it, it comes first in a variant's bases."""
 
     def __init__(self):
-        super().__init__()
+        super().__init__()  # the strategy's __init__ too (e.g. an ops.Assign() it keeps)
         initial = np.full(LAYOUTS[self.layout], INITIAL_LIMIT, dtype=np.float32)
         self.limit = Parameter(Tensor(initial), name="limit", requires_grad=False)
         self.inc_step = Tensor(INC_STEP, ms.float32)
@@ -41,11 +37,7 @@ class ClipCell(nn.Cell):
         """The new limit, ``min(limit + inc_step * N, max_limit)``, as a tensor of the layout."""
         return ops.minimum(self.limit + self.inc_step * x.shape[0], self.max_limit)
 
-    def write(self, param, value):
-        """Write ``value`` into the Parameter ``param``. The base class does not."""
-
     def after_step(self, out, x):
-        """Host-side work after each call, outside the graph. Returns the step's output."""
         return out
 
 

@@ -17,8 +17,18 @@ EMA_BYTES_PER_ELEMENT = 3 * 4  # read ema, read w, write ema (float32)
 def cnn_shapes(width: int) -> list[tuple[int, ...]]:
     """Weight shapes of a small CNN of the given width (8×8 feature map before the dense layers)."""
     c1, c2, c3, h = width, 2 * width, 4 * width, 8 * width
-    return [(c1, 3, 3, 3), (c1,), (c2, c1, 3, 3), (c2,), (c3, c2, 3, 3), (c3,),
-            (h, c3 * 8 * 8), (h,), (10, h), (10,)]  # fmt: skip
+    return [
+        (c1, 3, 3, 3),
+        (c1,),
+        (c2, c1, 3, 3),
+        (c2,),
+        (c3, c2, 3, 3),
+        (c3,),
+        (h, c3 * 8 * 8),
+        (h,),
+        (10, h),
+        (10,),
+    ]
 
 
 def elements(shapes) -> int:

@@ -8,17 +8,20 @@ Code shapes (dimensions, simplest value first):
 - ``write``: pasted ``inline``, through the strategy's ``helper`` method, or inside ``depend``
   (``t = ops.depend(t, <write>)``, so the read waits for the write).
 
-The no-update twin only reads; what a strategy adds per step is the cost of its write, compared
-with the bytes a write must move (``bytes_moved``) at the memory bandwidth this run measured.
+The no-update twin computes the same new value (for a full rewrite, the whole new cache) and skips
+only the write; what a strategy adds per step is the cost of its write, compared with the bytes a
+write must move (``bytes_moved``) at the memory bandwidth this run measured. The read comes after
+the write in every shape, so the code means (and the cell intends) a read that sees the new row.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
-from bench.measured.shapes import Dimension, Emit, Shape
-from bench.measured.workloads.base import Expected, Workload
+from bench.measured.oracle import AFTER
+from bench.measured.shapes import Dimension, Shape
+from bench.measured.shapes.codegen import Emit
 from bench.measured.workloads.kvcache import spec
+from bench.measured.workloads.kvcache.runtime import KVCacheRuntime
+from bench.measured.workloads.template import Workload
 
 ROWS = Dimension(
     "rows",
@@ -37,42 +40,39 @@ WRITE = Dimension(
 )
 
 
-class KVCacheWorkload(Workload):
-    name = "kvcache"
+class KVCacheWorkload(KVCacheRuntime, Workload):
     title = "a KV cache: one row of a (1, 4, T, 64) float32 cache written per step, T = 128…8192"
-    size_label = "cache length T"
-    size_symbol = "T"
     floor_kernel = "copy"
     batch_sizes = (128, 512, 2048, 8192)
-    gate_schedule = ((8, 11),)  # T = 8: t advances, wraps around, overwrites
-    rtol, atol = 1e-6, 1e-6
-    state_names = spec.KV_STATE
     reserved = frozenset({"row", "t", "out", "new"})
     template_imports = (
         "from mindspore import ops",
         "from bench.measured.workloads.kvcache.cell import KVCache, full_row_mask",
     )
-    control_imports = ()
     cost_dims = ("rows",)
-    base_control = "cache-rows"
+    base_control = "cache-row"
+    code_names = {"write_row": ("self.cache", "t", "row"), "write": ("self.cache", "new")}
+    intent = AFTER  # the read after the write sees this step's row
 
     def dimensions(self, layout: str):
         return (ROWS, WRITE)
 
-    def control_shape(self, shape: Shape, layout: str) -> Shape:
-        return Shape((("layout", "cache"), ("read", "rows")))
+    def twin(self, shape: Shape, layout: str) -> Shape:
+        return Shape((("layout", "cache"), ("rows", shape.values.get("rows", "row"))))
+
+    def layout_twins(self) -> list[Shape]:
+        return [Shape((("layout", "cache"), ("rows", "full")))]
 
     def construct_source(self, shape: Shape, emit: Emit) -> str:
         v = shape.values
         lines = []
-        if not emit.control:
-            if v["rows"] == "row":
-                lines += emit.write(
-                    v["write"], "self.cache", ("t", "row"), anchor="t", method="write_row"
-                )
-            else:
-                lines.append("new = ops.where(full_row_mask(self.positions, t), row, self.cache)")
-                lines += emit.write(v["write"], "self.cache", "new", anchor="t")
+        if v["rows"] == "row":
+            lines += emit.write(
+                v["write"], "self.cache", ("t", "row"), anchor="t", method="write_row"
+            )
+        else:
+            lines.append("new = ops.where(full_row_mask(self.positions, t), row, self.cache)")
+            lines += emit.write(v["write"], "self.cache", "new", anchor="t")
         lines += ["out = self.read(t)", "return out"]
         return "    def construct(self, row, t):\n" + "".join(f"        {ln}\n" for ln in lines)
 
@@ -82,40 +82,6 @@ class KVCacheWorkload(Workload):
     def control_base(self) -> str:
         return "KVCache"
 
-    # -- running ------------------------------------------------------------------------------
-    def build(self, variant_class, size=None):
-        cell = variant_class(size or self.gate_schedule[0][0])
-        return cell, dict(cell.parameters_and_names())
-
-    def make_inputs(self, size: int, seed: int, small: bool = False) -> tuple:
-        return spec.make_row(0), spec.position(size, size // 2)  # one row, at T // 2
-
-    def reference(self, size, steps, seed, update=True, small=False):
-        cache = np.zeros((spec.B, spec.H, size, spec.D), np.float32)
-        for i in range(steps):
-            row, t = spec.make_row(seed + i), spec.position(size, i)
-            before = cache.copy()
-            if update:
-                out = spec.write_and_read(cache, row, int(t[0]))
-            else:
-                out = (
-                    cache[:, :, t[0] : t[0] + 1]
-                    + cache[:, :, (t[0] - 1) % size : (t[0] - 1) % size + 1]
-                )
-            yield Expected((row, t), out.copy(), {"cache": before}, {"cache": cache.copy()})
-
-    def probe(self, params: dict):
-        return params["cache"]
-
-    def final_state(self, params: dict, size: int) -> dict:
-        cache = params["cache"].asnumpy()
-        t = size // 2
-        return {"row_at_t": [float(cache[:, :, t].sum())], "everything": [float(cache.sum())]}
-
-    def after_steps(self, steps: int, size: int, update: bool = True) -> dict:
-        row = float(spec.make_row(0).sum()) if update and steps else 0.0
-        return {"row_at_t": [row], "everything": [row]}
-
     def bytes_moved(self, shape_values: dict, size: int) -> int | None:
         """What a step's write must move: a row (written), or the whole cache (read + written)."""
         if shape_values.get("rows") == "row":
@@ -123,13 +89,6 @@ class KVCacheWorkload(Workload):
         if shape_values.get("rows") == "full":
             return 2 * spec.cache_bytes(size)
         return None
-
-    def driver(self) -> str:
-        return (
-            "from bench.measured.workloads.kvcache.repro import reproduce\n\n"
-            "if __name__ == '__main__':\n"
-            "    reproduce(Variant, sys.argv[1] if len(sys.argv) > 1 else MODE)\n"
-        )
 
 
 WORKLOAD = KVCacheWorkload()

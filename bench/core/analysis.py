@@ -1,0 +1,216 @@
+"""The decisions a run's timings support, per mode: one object the time phase's stopping rule,
+the report and ``compare`` all use (``bench.core.cellstats`` for the statistics).
+
+Per mode: every timed cell's estimate (with the mode's pooled between-process variance), the A/A
+bias per size, and for the update cells of the strategies that worked at every size, the fastest
+strategy and every other one's outcome against it at each size (equivalent / slower /
+undetermined, with the margin), and P(fastest).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from bench.core import cellstats
+from bench.core.cellstats import EQUIVALENT, SLOWER, UNDETERMINED, Margin
+from bench.core.rundir import CellId
+from bench.core.schema import Timing
+
+
+@dataclass
+class Cell:
+    """One timed cell over its processes."""
+
+    id: CellId
+    role: str
+    control: str
+    timings: list[Timing]
+    tau2: float = 0.0
+    status: str = "works"  # "incorrect" when the state was wrong after the timed steps somewhere
+
+    @cached_property
+    def control_step_s(self) -> float:
+        values = np.concatenate([np.asarray(t.control_s, float) for t in self.timings])
+        return float(np.median(values)) if values.size else math.nan
+
+    @cached_property
+    def step_s(self) -> float:
+        values = np.concatenate([np.asarray(t.step_s, float) for t in self.timings])
+        return float(np.median(values)) if values.size else math.nan
+
+    @cached_property
+    def estimate(self) -> cellstats.Estimate:
+        groups = [t.ratios for t in self.timings]
+        return cellstats.estimate(groups, self.control_step_s, self.tau2)
+
+    @property
+    def processes(self) -> int:
+        return len({t.process for t in self.timings})
+
+    @property
+    def rounds(self) -> int:
+        return sum(len(t.step_s) for t in self.timings)
+
+    def added_quartiles(self) -> tuple[float, float, float]:
+        """Per-round added time (subject − twin), pooled: quartiles (the distribution view)."""
+        values = np.concatenate(
+            [np.asarray(t.step_s, float) - np.asarray(t.control_s, float) for t in self.timings]
+        )
+        q1, q2, q3 = np.percentile(values, [25, 50, 75])
+        return float(q1), float(q2), float(q3)
+
+    @property
+    def first_call_s(self) -> float:
+        values = [t.first_call_s for t in self.timings if math.isfinite(t.first_call_s)]
+        return float(np.median(values)) if values else math.nan
+
+
+@dataclass
+class Standing:
+    """A candidate strategy's outcome against the fastest, per size and overall."""
+
+    strategy: str
+    comparisons: dict[int, cellstats.Comparison] = field(default_factory=dict)
+
+    @property
+    def outcome(self) -> str:
+        return cellstats.decide([c.outcome for c in self.comparisons.values()])
+
+
+@dataclass
+class ModeAnalysis:
+    mode: str
+    cells: dict[CellId, Cell]
+    margin: Margin
+    sizes: tuple[int, ...]
+    tau2: float = 0.0
+
+    def of_role(self, role: str) -> list[Cell]:
+        return [c for c in self.cells.values() if c.role == role]
+
+    @cached_property
+    def candidates(self) -> dict[str, dict[int, Cell]]:
+        """{strategy: {size: cell}} of the update cells that worked at every size."""
+        by: dict[str, dict[int, Cell]] = defaultdict(dict)
+        for c in self.of_role("update"):
+            by[c.id.strategy][c.id.size] = c
+        return {
+            s: cells
+            for s, cells in by.items()
+            if set(cells) >= set(self.sizes)
+            and all(
+                c.status == "works" and math.isfinite(c.estimate.log_ratio) for c in cells.values()
+            )
+        }
+
+    def fastest_of(self, names) -> str | None:
+        """Among ``names``, the candidate with the lowest mean relative added time."""
+        scores = {
+            s: float(np.mean([c.estimate.ratio - 1.0 for c in cells.values()]))
+            for s, cells in self.candidates.items()
+            if s in names
+        }
+        return min(scores, key=lambda s: (scores[s], s)) if scores else None
+
+    def rank(self, names) -> dict[str, Standing]:
+        """Each of ``names`` (timed candidates) against the fastest of them, per size."""
+        best_name = self.fastest_of(names)
+        if best_name is None:
+            return {}
+        best = self.candidates[best_name]
+        out = {}
+        for s in names:
+            if s not in self.candidates:
+                continue
+            standing = Standing(s)
+            for n in self.sizes:
+                standing.comparisons[n] = cellstats.compare(
+                    self.candidates[s][n].estimate, best[n].estimate, self.margin
+                )
+            out[s] = standing
+        return out
+
+    @cached_property
+    def fastest(self) -> str | None:
+        """The working strategy with the lowest mean relative added time over the sizes."""
+        return self.fastest_of(set(self.candidates))
+
+    @cached_property
+    def standings(self) -> dict[str, Standing]:
+        """Every working strategy against the fastest one."""
+        return self.rank(set(self.candidates))
+
+    def equivalent(self) -> list[str]:
+        """The candidates equivalent to the fastest (the fastest included)."""
+        return [s for s, st in self.standings.items() if st.outcome == EQUIVALENT]
+
+    def undetermined(self) -> list[str]:
+        return [s for s, st in self.standings.items() if st.outcome == UNDETERMINED]
+
+    @cached_property
+    def p_fastest(self) -> dict[str, float]:
+        return cellstats.p_fastest(
+            {s: [cells[n].estimate for n in self.sizes] for s, cells in self.candidates.items()}
+        )
+
+    @cached_property
+    def aa(self) -> dict[int, cellstats.Estimate]:
+        return {c.id.size: c.estimate for c in self.of_role("aa")}
+
+    def aa_flagged(self) -> list[int]:
+        """Sizes whose A/A bias (a twin against itself) exceeds the margin's relative part."""
+        return [n for n, e in self.aa.items() if abs(e.ratio - 1.0) > self.margin.rel]
+
+    def open_cells(self, target: float = 0.0) -> list[Cell]:
+        """Cells another stage should measure: those of an undetermined comparison (and the
+        fastest's at that size), and with ``target`` any update cell wider than ±target."""
+        out: dict[CellId, Cell] = {}
+        for s, st in self.standings.items():
+            for n, comp in st.comparisons.items():
+                if comp.outcome == UNDETERMINED and s != self.fastest:
+                    out[self.candidates[s][n].id] = self.candidates[s][n]
+                    out[self.candidates[self.fastest][n].id] = self.candidates[self.fastest][n]
+        if target:
+            for c in self.of_role("update"):
+                if c.status == "works" and c.estimate.halfwidth > target:
+                    out[c.id] = c
+        return list(out.values())
+
+
+def analyse(
+    timings: list[Timing], statuses: list[dict], modes: list[str], sizes, margin: Margin
+) -> dict[str, ModeAnalysis]:
+    """{mode: ModeAnalysis} of every cell timed (``statuses``: the cells' final-state checks)."""
+    wrong = {c["test"] for c in statuses if c.get("status") != "works"}
+    grouped: dict[CellId, list[Timing]] = defaultdict(list)
+    for t in timings:
+        grouped[CellId(t.strategy, t.shape, t.mode, t.batch_size)].append(t)
+    out = {}
+    for mode in modes:
+        mine = {cid: ts for cid, ts in grouped.items() if cid.mode == mode}
+        tau2 = cellstats.pooled_tau2(
+            [cellstats.processes([t.ratios for t in ts]) for ts in mine.values()]
+        )
+        cells = {
+            cid: Cell(
+                cid,
+                ts[0].role,
+                ts[0].control,
+                ts,
+                tau2,
+                "incorrect"
+                if cid.test_id in wrong or not all(t.final_state_ok for t in ts)
+                else "works",
+            )
+            for cid, ts in sorted(mine.items())
+        }
+        out[mode] = ModeAnalysis(mode, cells, margin, tuple(sorted(sizes)), tau2)
+    return out
+
+
+__all__ = ["EQUIVALENT", "SLOWER", "UNDETERMINED", "Cell", "ModeAnalysis", "analyse"]

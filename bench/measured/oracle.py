@@ -1,0 +1,212 @@
+"""What a step means under eager semantics, and how what a mode computed differs from it.
+
+The expected result of a shape is what *its code* means, not what the cell was meant to do. Under
+eager semantics (NumPy, PyTorch, MindSpore's own PYNATIVE) a local name bound to a Parameter is the
+same object, a ``reshape`` of it is a view that sees in-place writes, and a ``copy()`` is a
+snapshot. So whether a read taken before a write sees the written value depends on the read and on
+the write (``bench.measured.shapes.codegen.write_semantics``); each workload derives it per shape
+(``Template.meaning``): ``before`` (the read sees the state from before the step's write) or
+``after`` (it sees the value the write stores).
+
+Each step is judged against the state the cell really had when the step began, so a write that is
+dropped once is not also counted as a wrong read in every later step. What a step shows:
+
+- the output: ``ok``, the other reading (what the output would be had the read seen the other
+  value: the values actually used), or ``other``;
+- each Parameter: ``ok``, ``unchanged`` (the write was dropped), or ``other`` (a wrong value).
+
+A cell that diverges is a silent failure of one :class:`Kind` (the first in the order below, all
+of them recorded). NumPy only: the gate, the timing check and the reproduction scripts share it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from bench.core.schema import KINDS, Kind
+
+BEFORE, AFTER = "before", "after"  # what a read sees: the state before the write, or after it
+
+
+@dataclass(frozen=True)
+class Expected:
+    """One step under the code's meaning: its inputs, output and state after it, and the output
+    under the other reading of the state (``other[reading]``) to name the values actually used."""
+
+    inputs: tuple
+    output: np.ndarray
+    after: dict
+    other: dict = field(default_factory=dict)
+
+
+@dataclass
+class Step:
+    """What one step showed (labels as in the module docstring) and where it ran."""
+
+    size: int
+    step: int
+    output: str = "ok"
+    state: dict = field(default_factory=dict)  # name -> "unchanged" | "other" (only the wrong)
+    note: str = ""  # the values: expected vs observed, in words
+    older: int = 0  # a stale read of the state from before this earlier step (0: this step's)
+
+    @property
+    def ok(self) -> bool:
+        return self.output == "ok" and not self.state
+
+    def kinds(self, meaning: str) -> list[Kind]:
+        out = []
+        if "unchanged" in self.state.values():
+            out.append(Kind.WRITE_DROPPED)
+        if "other" in self.state.values():
+            out.append(Kind.WRONG_VALUE)
+        if self.output == BEFORE and (meaning == AFTER or self.older):
+            out.append(Kind.STALE_READ)
+        elif self.output == AFTER and meaning == BEFORE:
+            out.append(Kind.FUTURE_READ)
+        elif self.output not in ("ok", BEFORE, AFTER):
+            out.append(Kind.WRONG_OUTPUT)
+        return out
+
+
+@dataclass
+class Observation:
+    """The gate's (or a reproduction's) account of one variant in one mode."""
+
+    status: str  # "works" | "raises" | "incorrect"
+    kind: str = ""  # the first kind of an incorrect one
+    kinds: list = field(default_factory=list)
+    detail: str = ""
+    steps: list = field(default_factory=list)
+    diagnostics: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _describe(value) -> str:
+    value = np.asarray(value).reshape(-1)
+    if value.size == 1:
+        return f"{value[0]:.6g}"
+    return f"mean {float(np.mean(value)):.6g} over {value.size}"
+
+
+def judge(
+    runtime,
+    expected: Expected,
+    before: dict,
+    out,
+    after: dict,
+    size: int,
+    index: int,
+    earlier: dict | None = None,
+):
+    """One :class:`Step`: ``out`` and ``after`` (observed) against ``expected``, given the
+    observed state ``before`` the step; ``earlier`` maps a step j to the output the step would
+    give had it read the state from before step j (a read older than this step)."""
+    step = Step(size=size, step=index)
+    out = np.asarray(out)
+    if not runtime.matches(out, expected.output):
+        step.output = next(
+            (label for label, alt in expected.other.items() if runtime.matches(out, alt)), "other"
+        )
+    if step.output == "other":
+        for j, alt in (earlier or {}).items():
+            if runtime.matches(out, alt):
+                step.output = BEFORE  # a stale read, older still
+                step.older = j
+                break
+    notes = []
+    for name, want in expected.after.items():
+        got = np.asarray(after[name], np.float32).reshape(np.shape(want))
+        if runtime.matches(got, want):
+            continue
+        old = np.asarray(before[name], np.float32).reshape(np.shape(want))
+        writes = not runtime.matches(want, old)  # the code changes this Parameter this step
+        step.state[name] = "unchanged" if writes and np.array_equal(got, old) else "other"
+        notes.append(
+            f"{name} = {_describe(got)}, the code writes {_describe(want)}"
+            + (" (unchanged)" if step.state[name] == "unchanged" else "")
+        )
+    if step.output != "ok":
+        used = runtime.describe_output(out, expected) or "the output differs"
+        reading = runtime.readings.get(step.output)
+        if step.older:
+            reading = f"the output of a read of the state from before step {step.older}"
+        notes.append(
+            f"{used}: " + (f"that is {reading}" if reading else "no reading of the state gives it")
+        )
+    step.note = "; ".join(notes)
+    return step
+
+
+def verdict(steps: list[Step], meaning: str, symbol: str) -> Observation:
+    """The observation of a run of steps: works, or incorrect with its kind(s)."""
+    kinds = [k for k in KINDS if any(k in s.kinds(meaning) for s in steps)]
+    bad = [s for s in steps if not s.ok]
+    if not bad:
+        return Observation("works", steps=[asdict(s) for s in steps])
+    first = bad[0]
+    detail = f"{kinds[0]} at step {first.step} ({symbol}={first.size}): {first.note}"
+    if len(bad) > 1:
+        detail += f" (and {len(bad) - 1} more of {len(steps)} steps)"
+    return Observation(
+        "incorrect", str(kinds[0]), [str(k) for k in kinds], detail, [asdict(s) for s in steps]
+    )
+
+
+def first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    line = text.splitlines()[0] if text else ""
+    return f"{type(exc).__name__}: {line}"
+
+
+def run_step(step, cell, inputs: tuple):
+    """One step as the harness runs it: call the (prepared) cell, then its host-side hook
+    (which gets the input, or the tuple of inputs of a workload that has several)."""
+    return cell.after_step(step(*inputs), inputs[0] if len(inputs) == 1 else inputs)
+
+
+def observe(
+    variant_class, runtime, mode, meaning: str, update=True, seed=0, diagnose=None
+) -> Observation:
+    """Run ``variant_class`` over the runtime's gate schedule in ``mode``; judge every step.
+
+    ``update=False`` observes a no-update twin (the expected state does not change).
+    ``diagnose(cell)``, when given, is called after the first size's steps; what it returns is
+    kept as the observation's ``diagnostics`` (e.g. graph breaks under bytecode capture)."""
+    import mindspore as ms
+
+    mode.activate()
+    steps, diagnostics = [], {}
+    for size, count in runtime.gate_schedule:
+        try:
+            cell, params = runtime.build(variant_class, size)
+            step = mode.prepare(cell)
+        except Exception as exc:
+            return Observation("raises", detail=f"building the cell: {first_line(exc)}")
+        before = runtime.observe(params)
+        history = []
+        for i in range(1, count + 1):
+            expected = runtime.expect(size, seed + i - 1, before, meaning, update)
+            try:
+                tensors = tuple(ms.Tensor(a) for a in expected.inputs)
+                out = run_step(step, cell, tensors).asnumpy()
+                after = runtime.observe(params)
+            except Exception as exc:
+                where = f"step {i} ({runtime.size_symbol}={size})"
+                return Observation("raises", detail=f"{where}: {first_line(exc)}")
+            earlier = {
+                j: runtime.expect(size, seed + i - 1, state, BEFORE, update).output
+                for j, state in reversed(history)
+            }
+            steps.append(judge(runtime, expected, before, out, after, size, i, earlier))
+            history.append((i, before))
+            before = after
+        if diagnose is not None and not diagnostics:
+            diagnostics = diagnose(cell) or {}
+    found = verdict(steps, meaning, runtime.size_symbol)
+    found.diagnostics = diagnostics
+    return found

@@ -1,0 +1,76 @@
+"""Running Batch Renormalization: the reference of a step from any state, inputs, tolerance."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bench.measured.oracle import AFTER, BEFORE, Expected
+from bench.measured.workloads.brn.spec import (
+    BRN_STATE,
+    CHANNELS,
+    State,
+    make_batch,
+    schedule,
+    train_step,
+)
+from bench.measured.workloads.runtime import Runtime
+
+GAMMA = np.ones(CHANNELS, np.float32)
+BETA = np.zeros(CHANNELS, np.float32)
+
+
+def _state(values: dict) -> State:
+    def one(name):
+        return np.float32(np.asarray(values[name]).reshape(-1)[0])
+
+    return State(
+        np.asarray(values["moving_mean"], np.float32).reshape(-1),
+        np.asarray(values["moving_var"], np.float32).reshape(-1),
+        one("r_max"),
+        one("d_max"),
+        one("step"),
+    )
+
+
+class BRNRuntime(Runtime):
+    name = "brn"
+    gate_schedule = ((16, 7),)  # r_max and d_max ramp over 4 steps (RAMP_STEPS), then hold
+    rtol, atol = 1e-4, 1e-4
+    state_names = BRN_STATE
+    readings = {
+        BEFORE: "the statistics and bounds from before the step's writes",
+        AFTER: "the statistics and bounds the step writes",
+    }
+
+    def make_inputs(self, size: int, seed: int, small: bool = False) -> tuple:
+        return (make_batch(size, seed, (4, 4) if small else (32, 32)),)
+
+    def initial_state(self, size: int) -> dict:
+        return {
+            k: np.asarray(v, np.float32).reshape(-1) for k, v in State.initial().as_dict().items()
+        }
+
+    def expect(self, size, seed, state, meaning, update=True):
+        (x,) = self.make_inputs(size, seed, small=True)
+        old = _state(state)
+        y_old, new, _ = train_step(x, GAMMA, BETA, old, update=update)
+        y_new, _, _ = train_step(x, GAMMA, BETA, new, update=False)
+        outputs = {BEFORE: y_old, AFTER: y_new}
+        after = {k: np.asarray(v, np.float32).reshape(-1) for k, v in new.as_dict().items()}
+        other = {k: v for k, v in outputs.items() if k != meaning}
+        return Expected((x,), outputs[meaning], after, other)
+
+    def probe(self, params: dict):
+        return params["d_max"]
+
+    def after_steps(self, steps: int, size: int, update: bool = True):
+        step = steps if update else 0
+        r_max, d_max = schedule(step)
+        return {
+            "step": np.asarray([step], np.float32),
+            "r_max": np.asarray([r_max], np.float32),
+            "d_max": np.asarray([d_max], np.float32),
+        }
+
+
+RUNTIME = BRNRuntime()

@@ -1,0 +1,82 @@
+"""What running a workload needs: its reference, state, inputs and one tolerance.
+
+The part of a workload that the gate, the timed cells and the reproduction scripts share (the
+shape template is ``template.py``). NumPy only at import time, so a reproduction script can carry
+it. ``expect`` is the reference of one step *under the code's meaning* (``bench.measured.oracle``):
+given the state the cell had when the step began, what the step outputs and what it writes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bench.measured.oracle import Expected
+
+
+class Runtime:
+    """The running interface every workload implements."""
+
+    name: str
+    size_label = "batch size"  # what the size a cell is timed at means
+    size_symbol = "N"
+    size_unit = ""  # e.g. "elements"
+    gate_schedule: tuple[tuple[int, int], ...] = ()  # (size, steps) the gate runs
+    rtol: float = 1e-5
+    atol: float = 1e-6
+    readings: dict = {}  # reading ("before" / "after") -> what it means for this workload
+
+    # -- the reference ------------------------------------------------------------------------
+    def make_inputs(self, size: int, seed: int, small: bool = False) -> tuple:
+        """construct's arguments for one step at ``size``, as NumPy arrays."""
+        raise NotImplementedError
+
+    def initial_state(self, size: int) -> dict:
+        raise NotImplementedError
+
+    def expect(self, size: int, seed: int, state: dict, meaning: str, update: bool = True):
+        """The gate's step ``seed`` at ``size`` from ``state`` (small inputs): an Expected."""
+        raise NotImplementedError
+
+    def matches(self, got, want) -> bool:
+        """The one tolerance of this workload: gate, timed check and repro all use it."""
+        got, want = np.asarray(got), np.asarray(want)
+        return got.shape == want.shape and bool(np.allclose(got, want, self.rtol, self.atol))
+
+    def describe_output(self, out, expected: Expected) -> str:
+        """The values an output shows it used, in words (``""`` when nothing can be said)."""
+        return ""
+
+    # -- the cell -----------------------------------------------------------------------------
+    def build(self, variant_class, size: int | None = None):
+        """A fresh cell and the Parameters it starts with (observed by identity, not by name)."""
+        cell = variant_class()
+        return cell, dict(cell.parameters_and_names())
+
+    def observe(self, params: dict) -> dict:
+        """The state (float32 arrays) read from the Parameters a cell started with."""
+        return {n: params[n].asnumpy().astype(np.float32).reshape(-1) for n in self.state_names}
+
+    def probe(self, params: dict):
+        """The Parameter a step writes last: reading it waits for the step's writes."""
+        raise NotImplementedError
+
+    def sync_state(self, source: dict, target: dict) -> None:
+        """Give ``target`` (a cell's Parameters) the state of ``source`` where the step's cost
+        depends on it; done the same way before every timed block, subject's and twin's."""
+
+    # -- the timed cells' final check -----------------------------------------------------------
+    def after_steps(self, steps: int, size: int, update: bool = True) -> dict:
+        """A summary of the state after ``steps`` full-size steps (closed form)."""
+        raise NotImplementedError
+
+    def final_state(self, params: dict, size: int) -> dict:
+        """The same summary, read from a cell's Parameters."""
+        return {k: np.asarray(v).reshape(-1).tolist() for k, v in self.observe(params).items()}
+
+    def final_matches(self, final: dict, want: dict) -> bool:
+        """The timed check: the final summary against ``after_steps`` (a looser tolerance, as
+        hundreds of float32 steps accumulate rounding)."""
+        return all(
+            np.allclose(np.asarray(final[k]).reshape(-1), np.asarray(v).reshape(-1), 1e-4, 1e-5)
+            for k, v in want.items()
+        )

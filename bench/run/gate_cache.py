@@ -1,0 +1,57 @@
+"""Verdicts already known: a run reuses the gate verdict of identical code from an earlier run.
+
+A verdict depends on the variant's code, the mode, what the code means, the MindSpore release and
+the gate itself (the oracle and the workload's reference, whose source is hashed in). Runs in the
+same results folder and the committed reference run of the workload are searched for a verdict
+with the same key in every replica a mode needs; a found one is copied, marked ``reused`` with
+the run it came from. A reference run (``--publish``) and ``--fresh-gate`` gate everything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from bench.core import paths
+from bench.core.rundir import RunDir, read_lines
+from bench.core.schema import SCHEMA_VERSION
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def gate_fingerprint(workload: str) -> str:
+    """The source of what judges a step: the oracle, the runtimes, the workload's reference."""
+    files = [
+        ROOT / "measured" / "oracle.py",
+        ROOT / "measured" / "workloads" / "runtime.py",
+        ROOT / "measured" / "modes.py",
+        ROOT / "run" / "gate.py",
+        *sorted((ROOT / "measured" / "workloads" / workload).glob("*.py")),
+    ]
+    digest = hashlib.sha256()
+    for f in files:
+        digest.update(f.read_bytes())
+    return digest.hexdigest()
+
+
+def key(text: str, mode: str, meaning: str, update: bool, release: str, fingerprint: str) -> str:
+    blob = json.dumps([text, mode, meaning, update, release, SCHEMA_VERSION, fingerprint])
+    return hashlib.sha256(blob.encode()).hexdigest()[:24]
+
+
+def known(run: RunDir, workload: str) -> dict[tuple[str, int], dict]:
+    """{(key, replica): verdict record} from the other runs next to ``run`` and the reference."""
+    folders = {run.path.parent, paths.raw_dir(paths.results_dir(workload))}
+    out: dict[tuple[str, int], dict] = {}
+    for folder in folders:
+        for other in paths.runs(folder):
+            if other.resolve() == run.path.resolve():
+                continue
+            for path in RunDir(other).gate_files():
+                for record in read_lines(path, []):
+                    k = record.get("cache_key")
+                    if k and record.get("schema_version") == SCHEMA_VERSION:
+                        origin = record.get("reused") or other.name
+                        out.setdefault((k, record.get("replica", 0)), {**record, "reused": origin})
+    return out

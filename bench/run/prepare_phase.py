@@ -1,0 +1,183 @@
+"""Phase 2, prepare: per mode, the screen that picks each strategy's shape to time when it has
+several ways of reading the state (``bench.run.select``), and the cells to time: each working
+strategy against its twin, the A/A cells (the base twin against a second instance of itself: the
+harness's own bias) and the layout cells (twins against the base twin). The steps in a timed
+block (k) are calibrated by the first timing process that times a twin at a size."""
+
+from __future__ import annotations
+
+import time
+
+from bench.core import records
+from bench.core.io import read_json, write_json_atomic
+from bench.measured.shapes import CONTROL, Shape
+from bench.run import bandwidth, select
+from bench.run.context import RunContext
+from bench.run.plan import Item, Job
+
+
+def _simplicity(ctx: RunContext, verdict) -> int:
+    return ctx.workload.simplicity(Shape(tuple(verdict.dims.items())), verdict.layout)
+
+
+def _cost_class(ctx: RunContext, verdict) -> str:
+    return "-".join(str(verdict.dims.get(d, "")) for d in ctx.workload.cost_dims)
+
+
+def representatives(ctx: RunContext, verdicts, mode: str) -> dict[str, dict]:
+    """{strategy: {cost class: verdict of its simplest working shape}} in ``mode``."""
+    return {
+        s: select.representatives(ok, lambda v: _simplicity(ctx, v), lambda v: _cost_class(ctx, v))
+        for s, ok in select.working(verdicts, mode).items()
+    }
+
+
+def measure_bandwidth(ctx: RunContext) -> None:
+    """For workloads with a physical floor: this machine's memory bandwidth, once a run."""
+    out = ctx.run.bandwidth
+    if out.is_file() or not ctx.workload.floor_kernel:
+        return
+    ctx.progress.line("bandwidth: STREAM copy and triad, 1 MiB to 2 × the last-level cache")
+    write_json_atomic(out, {"schema_version": 3, **bandwidth.measure()})
+
+
+def _twin_item(ctx, key: str, size: int, role: str, control: str | None = None) -> Item:
+    twin = ctx.twins[key]
+    control = control or key
+    return Item(
+        CONTROL,
+        twin.shape.name,
+        twin.path,
+        twin.layout,
+        update=False,
+        control=control,
+        control_path=ctx.twins[control].path,
+        role=role,
+        batch_size=size,
+    )
+
+
+def prepare_phase(ctx: RunContext, verdicts) -> dict:
+    plan, start = ctx.plan, time.monotonic()
+    measure_bandwidth(ctx)
+    base = f"{CONTROL}/{ctx.workload.base_control}"
+    jobs = []
+    for mode in plan.modes:
+        if ctx.run.prepare_file(mode).is_file():
+            continue
+        ok = select.twins_working(verdicts, mode)
+        reps = representatives(ctx, verdicts, mode)
+        several = {s: r for s, r in reps.items() if len(r) > 1 or plan.screen_all}
+        if not (plan.precision.screen and several and base.split("/", 1)[1] in ok):
+            continue
+        size = plan.precision.screen_batch_size
+        items = [_twin_item(ctx, base, size, "calibrate")]
+        for strategy, classes in sorted(several.items()):
+            ok_shapes = select.working(verdicts, mode)[strategy]
+            for v in ok_shapes if plan.screen_all else list(classes.values()):
+                variant = ctx.variants[f"{strategy}/{v.shape}"]
+                items.append(
+                    Item(
+                        strategy,
+                        v.shape,
+                        variant.path,
+                        variant.layout,
+                        control=base,
+                        control_path=ctx.twins[base].path,
+                        role="screen",
+                        batch_size=size,
+                    )
+                )
+        out = str(ctx.run.prepare_file(mode))
+        jobs.append(
+            Job(
+                "prepare",
+                ctx.run.run_id,
+                plan.workload,
+                mode,
+                out,
+                tuple(items),
+                0,
+                plan.threads,
+                plan.seed,
+                plan.precision,
+            )
+        )
+        ctx.progress.plan("prepare", mode, len(items), 1)
+
+    def one(job: Job) -> None:
+        ctx.progress.process_started("prepare")
+
+        def handle(event):
+            if event["event"] in ("calibrated", "screened"):
+                ctx.progress.finished("prepare", job.mode, 0.4)
+
+        rerun_all = lambda *_: set()  # noqa: E731 - prepare writes its file at the end
+        for failure in ctx.supervisor.run(job, f"prepare-{job.mode}", handle, kept=rerun_all):
+            ctx.progress.line(f"prepare {job.mode}: {failure.item.key}: {failure.status}")
+
+    ctx.pool(jobs, one, 1)
+    ctx.phase_done("prepare", time.monotonic() - start)
+    return records.Records(ctx.run.path).prepare
+
+
+def cells(ctx: RunContext, verdicts, prepared: dict) -> dict[str, list[Item]]:
+    """Per mode, the cells to time (and prepare/selection.json: which shape, and why)."""
+    plan, base = ctx.plan, f"{CONTROL}/{ctx.workload.base_control}"
+    out, chosen = {}, []
+    for mode in plan.modes:
+        twins_ok = select.twins_working(verdicts, mode)
+        screen: dict[str, dict[str, list]] = {}
+        for row in prepared.get(mode, {}).get("screen", []):
+            screen.setdefault(row["strategy"], {})[row["shape"]] = row["ratios"]
+        todo = []
+        for strategy, shapes_ok in sorted(select.working(verdicts, mode).items()):
+            shape, why = select.choose(
+                shapes_ok,
+                screen.get(strategy, {}),
+                lambda v: _simplicity(ctx, v),
+                lambda v: _cost_class(ctx, v),
+            )
+            variant = ctx.variants[f"{strategy}/{shape}"]
+            twin = ctx.twins.get(variant.control)
+            timed = twin is not None and variant.control.split("/", 1)[1] in twins_ok
+            chosen.append(
+                {
+                    "mode": mode,
+                    "strategy": strategy,
+                    "shape": shape,
+                    "why": why,
+                    "control": variant.control,
+                    "timed": timed,
+                }
+            )
+            if not timed:
+                continue
+            todo += [
+                Item(
+                    strategy,
+                    shape,
+                    variant.path,
+                    variant.layout,
+                    dims=variant.shape.values,
+                    control=variant.control,
+                    control_path=twin.path,
+                    batch_size=n,
+                )
+                for n in plan.batch_sizes
+            ]
+        if base.split("/", 1)[1] in twins_ok:
+            todo += [_twin_item(ctx, base, n, "aa") for n in plan.batch_sizes]
+            for twin in (
+                ctx.workload.layout_twins() if plan.precision.layout_cells and ctx.full else []
+            ):
+                key = f"{CONTROL}/{twin.name}"
+                if key != base and key in ctx.twins and twin.name in twins_ok:
+                    todo += [
+                        _twin_item(ctx, key, n, "layout", control=base) for n in plan.batch_sizes
+                    ]
+        out[mode] = todo
+    selection = ctx.run.selection
+    if not selection.is_file() or read_json(selection) != {"chosen": chosen}:
+        write_json_atomic(selection, {"chosen": chosen})  # derived: rewritten only if changed
+    return out
