@@ -1,230 +1,266 @@
-"""The first screen: per mode, what to use and what it costs; then what silently fails.
+"""The answer per mode: which API to write, the code, its cost, and whether the data decide it.
 
-Per mode, the candidates are the strategies that work at every timed batch size (in the shape
-the screen chose). The *fastest* has the lowest geometric-mean overhead over its no-update twin;
-the *tie set* is every candidate not significantly slower than it at any batch size (95 %
-hierarchical-bootstrap interval of the difference, Bonferroni over batch sizes). The tie is broken
-by simplicity, never by noise: a documented MindSpore API first, then a scalar Parameter, then the
-shorter write, then the name. A subject significantly faster than its own no-update twin is marked
-"control invalid" and is never a candidate.
+A strategy is a *candidate* in a mode when it is correct in every shape the answer must hold in
+(``Template.in_scope``: the shapes whose code means the cell's intent, e.g. the clip's write after
+its read) and its API is documented for the platform measured (``bench.measured.apis``). Each
+candidate's cost is decided against the fastest candidate (``bench.core.analysis``):
+equivalent, slower, or undetermined. The answer is the simplest candidate equivalent to the
+fastest; if a simpler candidate is still undetermined, the answer is "undetermined at this
+precision". A working strategy that is not a candidate (say, documented for Ascend only) but adds
+less is named beside the answer (``faster``). Simplicity: a documented API first, then a scalar
+Parameter, then the shorter write, then the name. Across workloads (``cross_answer``) a candidate
+must be correct in every workload and equivalent in each.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from dataclasses import replace
+import ast
+import math
+from dataclasses import dataclass, field
 
-import numpy as np
-import pandas as pd
-
-from bench.core import stats
+from bench.core.cellstats import EQUIVALENT, SLOWER, UNDETERMINED
+from bench.measured.apis import PLATFORM
+from bench.measured.shapes import Shape
 from bench.report import fmt
 from bench.report.load import RunData
 
+NOT_TIMED = "not timed"
 
-def simplicity(run: RunData, strategy: str) -> tuple:
-    facts = run.manifest.strategies.get(strategy, {})
+
+def simplicity(facts: dict, name: str) -> tuple:
     return (
         bool(facts.get("custom")),
-        not facts.get("api"),
+        PLATFORM not in facts.get("platforms", []),
         facts.get("layout", "scalar") != "scalar",
         facts.get("write_size", 0),
-        strategy,
+        name,
     )
 
 
-def candidates(run: RunData, mode: str) -> pd.DataFrame:
-    """Timed update cells of the strategies that work at every batch size in ``mode``."""
-    cells = run.cells
-    if cells.empty:
-        return cells
-    rows = cells[(cells["mode"] == mode) & (cells.role == "update")]
-    sizes = set(run.plan.get("batch_sizes", rows.batch_size.unique()))
-    good = rows.groupby("strategy").filter(
-        lambda g: (
-            (g.status == "works").all()
-            and not g.control_invalid.any()
-            and set(g.batch_size) >= sizes
-            and (g.processes > 0).all()
+def scope_failures(run: RunData, strategy: str, mode: str) -> list[tuple[str, str]] | None:
+    """[(shape, what it does)] of the in-scope shapes that are not correct; None when the
+    strategy has no in-scope shape here (it cannot be written in this workload)."""
+    v = run.verdicts
+    rows = v[(v.strategy == strategy) & (v["mode"] == mode) & (v.status != "inexpressible")]
+    rows = rows[
+        rows.dims.map(lambda d: run.work.in_scope(Shape(tuple(d.items()))) if d else True).astype(
+            bool
         )
-    )
-    return good
-
-
-def ranking(run: RunData, mode: str, n_boot: int = stats.N_BOOTSTRAP) -> list[dict]:
-    """Candidates, fastest first: geometric-mean overhead, tie with the fastest, simplicity."""
-    rows = candidates(run, mode)
-    if rows.empty:
-        return []
-    geo = rows.groupby("strategy").ratio.apply(lambda r: float(np.exp(np.log(r).mean())))
-    order = list(geo.sort_values().index)
-    best = rows[rows.strategy == order[0]].set_index("batch_size")
-    sizes = sorted(best.index)
-    confidence = 1 - (1 - stats.CONFIDENCE) / max(len(sizes), 1)
-    out = []
-    for name in order:
-        mine = rows[rows.strategy == name].set_index("batch_size")
-        slower_at = []
-        for n in sizes:
-            if name == order[0]:
-                break
-            _, low, _ = stats.bootstrap_difference(
-                mine.loc[n].ratio_groups,
-                best.loc[n].ratio_groups,
-                n_boot=n_boot,
-                confidence=confidence,
-            )
-            if low > 0:
-                slower_at.append(n)
-        out.append(
-            {
-                "strategy": name,
-                "geomean": float(geo[name]),
-                "tied": not slower_at,
-                "slower_at": slower_at,
-                "cells": mine.sort_index(),
-                "simplicity": simplicity(run, name),
-            }
-        )
-    return out
-
-
-def recommendation(ranked: list[dict]) -> dict | None:
-    tied = [r for r in ranked if r["tied"]]
-    return min(tied, key=lambda r: r["simplicity"]) if tied else None
-
-
-def _adds(cells: pd.DataFrame, symbol: str = "N") -> str:
-    first, last = cells.iloc[0], cells.iloc[-1]
-    return (
-        f"{symbol}={first.name}: {fmt.signed(first.added_s, first.added_low_s, first.added_high_s)}"
-        f"; {symbol}={last.name}: {fmt.signed(last.added_s, last.added_low_s, last.added_high_s)}"
-    )
-
-
-def answer_table(run: RunData, n_boot: int) -> tuple[list[str], dict]:
-    modes = run.plan.get("modes", [])
-    rows, chosen = [], {}
-    for mode in modes:
-        ranked = ranking(run, mode, n_boot)
-        pick = recommendation(ranked)
-        if pick is None:
-            rows.append([fmt.mode_label(mode), "nothing works at every batch size", "", "", "", ""])
-            continue
-        chosen[mode] = pick
-        cells = pick["cells"]
-        facts = run.manifest.strategies.get(pick["strategy"], {})
-        tied = [r["strategy"] for r in ranked if r["tied"] and r is not pick]
-        shape = cells.iloc[0]["shape"]
-        overhead = ", ".join(
-            fmt.ratio(r.ratio, r.ratio_low, r.ratio_high) for r in cells.iloc[[0, -1]].itertuples()
-        )
-        rows.append(
-            [
-                fmt.mode_label(mode),
-                f"`{pick['strategy']}`: {facts.get('description', '')}",
-                f"`{shape}`",
-                _adds(cells, run.symbol),
-                overhead,
-                ", ".join(f"`{t}`" for t in tied) or "none",
-            ]
-        )
-    head = [
-        "mode",
-        "use (strategy: what it does)",
-        "in this shape",
-        "adds per step vs no update",
-        "overhead (smallest, largest N)",
-        "not significantly slower (ties)",
     ]
-    return fmt.table(head, rows), chosen
+    if rows.empty:
+        return None
+    bad = rows[rows.status != "works"]
+    return [(r.shape, f"{r.label}: {r.kind}" if r.kind else r.label) for r in bad.itertuples()]
 
 
-def grouped_failures(run: RunData, status: str) -> list[dict]:
-    """Failures grouped by finding: one entry per failure class and set of shapes per mode,
-    listing every strategy that fails exactly that way (so a fact about a code shape that holds
-    for every API reads once, not once per API)."""
-    v = run.verdicts
-    gated = v[~v.status.isin(["inexpressible", "broken"]) & (v.strategy != "control")]
-    shapes_of = {k: set(g["shape"]) for k, g in gated.groupby(["strategy", "mode"])}
-    rows = gated[gated.status == status]
-    per_strategy: dict[tuple, dict] = {}
-    for (strategy, failure, mode), g in rows.groupby(["strategy", "failure", "mode"]):
-        per_strategy.setdefault((strategy, failure), {})[mode] = frozenset(g["shape"])
-    groups: dict[tuple, list] = {}
-    for (strategy, failure), modes in per_strategy.items():
-        key = (failure, tuple(sorted(modes.items())))
-        groups.setdefault(key, []).append(strategy)
-    out = []
-    for (failure, modes), strategies in groups.items():
-        parts = []
-        for mode, failing in modes:
-            every = set().union(*(shapes_of.get((s, mode), set()) for s in strategies))
-            parts.append((mode, failing, every))
-        out.append({"failure": failure, "strategies": sorted(strategies), "parts": parts})
-    return sorted(out, key=lambda g: -len(g["strategies"]) * sum(len(p[1]) for p in g["parts"]))
+def code_for(run: RunData, strategy: str, shape: str = "") -> str:
+    """The lines a user writes for ``strategy`` in this workload (the row write for the cache)."""
+    facts = run.manifest.strategies.get(strategy, {})
+    code = facts.get("code", {})
+    row = shape.split("-", maxsplit=1)[0] == "row" and "write_row" in code
+    method = "write_row" if row and "write_row" in run.work.code_names else "write"
+    text = code.get(method, "")
+    names = run.work.code_names.get(method)
+    if not text or facts.get("custom"):
+        return facts.get("description", "")
+    if names:
+        args = {"write": ("param", "value"), "write_row": ("param", "index", "row")}[method]
+        mapping = dict(zip(args, names))
+        tree = ast.parse(text)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and node.id in mapping:
+                node.id = mapping[node.id]
+        text = ast.unparse(tree)
+    return text
 
 
-def shape_rules(run: RunData) -> tuple[list[str], set]:
-    """Findings about a code shape that hold for several strategies: a one-dimension change
-    that flips the verdict in every pair that has it (minimal pairs), and the failures it
-    explains, which the per-strategy lines then leave out."""
-    from bench.report.pairs import minimal_pairs
-
-    pairs = minimal_pairs(run.verdicts)
-    pairs = pairs[(pairs.pairs == pairs["of"]) & (pairs.works_outcome == "works")]
-    keys = ["mode", "dim", "works_value", "fails_value", "fails_outcome"]
-    merged: dict[tuple, list] = {}
-    for key, g in pairs.groupby(keys):
-        if g.strategy.nunique() >= 2:
-            mode, *rest = key
-            merged.setdefault((*rest, tuple(sorted(set(g.strategy)))), []).append(mode)
-    lines, explained = [], set()
-    v = run.verdicts
-    for (dim, good, bad, outcome, strategies), modes in merged.items():
-        for m in modes:
-            hit = v[(v["mode"] == m) & v.strategy.isin(strategies) & (v.failure == outcome)]
-            explained |= {
-                (r.strategy, r.mode, r.shape) for r in hit.itertuples() if r.dims.get(dim) == bad
-            }
-        names = ", ".join(f"`{s}`" for s in strategies)
-        lines.append(
-            f"- **{outcome.split(': ', 1)[-1]}** whenever `{dim}={bad}` instead of `{dim}={good}` "
-            f"(every minimal pair flips): {names} in {', '.join(map(fmt.mode_label, modes))}"
-        )
-    return lines, explained
-
-
-def failure_lines(
-    run: RunData, status: str, repro_links: dict, explained: set | None = None
-) -> list[str]:
-    """One line per finding: what fails, which strategies, in which modes and shapes, a repro
-    (failures ``explained`` by a shape rule are left out)."""
-    from bench.report.findings import cover
-
-    if explained:
-        keep = [(r.strategy, r.mode, r.shape) not in explained for r in run.verdicts.itertuples()]
-        run = replace(run, verdicts=run.verdicts[keep])
-    lines = []
-    for g in grouped_failures(run, status):
-        what = g["failure"].split(": ", 1)[-1]
-        names = ", ".join(f"`{s}`" for s in g["strategies"])
-        by_shapes: dict[frozenset, list[str]] = defaultdict(list)
-        for mode, failing, _ in g["parts"]:
-            by_shapes[failing].append(mode)
-        where = []
-        for failing, modes in by_shapes.items():
-            every = set().union(*(e for m, f, e in g["parts"] if m in modes))
-            globs = cover(set(failing), every)
-            shapes = (
-                "every shape tried"
-                if globs == ["*"]
-                else f"{len(failing)} of {len(every)} shapes: "
-                + ", ".join(f"`{x}`" for x in globs[:4])
-                + (", …" if len(globs) > 4 else "")
+def cost_phrase(run: RunData, mode: str, strategy: str) -> str:
+    """What the update adds, as a user reads it: ``+7 µs a step (+4 %) at N=1; not measurable
+    at N ≥ 64`` (a distribution mode: the median and quartiles of the rounds)."""
+    m = run.analysis.get(mode)
+    cells = m.candidates.get(strategy) if m else None
+    if not cells:
+        return NOT_TIMED
+    parts: list[tuple[str, int]] = []
+    for n in sorted(cells):
+        c = cells[n]
+        if run.work and _distribution(mode):
+            q1, q2, q3 = c.added_quartiles()
+            text = (
+                f"{fmt.signed(q2)} a step (rounds' quartiles {fmt.signed(q1)} … {fmt.signed(q3)})"
             )
-            link = repro_links.get((g["strategies"][0], modes[0], g["failure"]))
-            label = ", ".join(fmt.mode_label(m) for m in modes)
-            where.append(f"{label} in {shapes}" + (f" ([repro]({link}))" if link else ""))
-        lines.append(f"- **{what}**: {names} — " + "; ".join(where))
-    return lines
+        else:
+            e, margin = c.estimate, run.margin.at(c.control_step_s)
+            low, high = e.added_interval
+            if math.isfinite(low) and -margin <= low and high <= margin:
+                text = "not measurable"
+            else:
+                text = f"{fmt.signed(e.added_s)} a step ({(e.ratio - 1) * 100:+.0f} %)"
+        if parts and parts[-1][0] == text and text == "not measurable":
+            continue
+        parts.append((text, n))
+    sym = run.symbol
+    sizes = sorted(cells)
+    out = []
+    for i, (text, n) in enumerate(parts):
+        last = i == len(parts) - 1
+        where = (
+            f"{sym} ≥ {n}" if last and text == "not measurable" and n != sizes[-1] else f"{sym}={n}"
+        )
+        out.append(f"{text} at {where}")
+    return "; ".join(out)
+
+
+def _distribution(mode: str) -> bool:
+    from bench.measured.modes import MODES
+
+    return mode in MODES and MODES[mode].distribution
+
+
+@dataclass
+class Choice:
+    """The answer of one mode (in one workload, or across them)."""
+
+    mode: str
+    strategy: str | None  # None: no answer
+    decided: bool  # False: undetermined at this precision
+    why: str
+    equivalent: list[str] = field(default_factory=list)
+    undetermined: list[str] = field(default_factory=list)
+    p_fastest: float = math.nan
+    fastest: str | None = None
+    rejected: dict[str, str] = field(default_factory=dict)  # candidate -> why not
+    faster: list[str] = field(default_factory=list)  # working non-candidates that add less
+
+
+def _pick(names: list[str], outcome: dict[str, str], facts: dict, mode: str, fastest) -> Choice:
+    order = sorted(names, key=lambda s: simplicity(facts.get(s, {}), s))
+    eq = [s for s in order if outcome.get(s) == EQUIVALENT]
+    und = [s for s in order if outcome.get(s) == UNDETERMINED]
+    if not eq:
+        if und:
+            return Choice(
+                mode,
+                None,
+                False,
+                "no candidate is equivalent to the fastest yet; "
+                f"{', '.join(und)} undetermined at this precision",
+                eq,
+                und,
+                fastest=fastest,
+            )
+        return Choice(
+            mode,
+            None,
+            True,
+            "no API documented for the CPU is correct in every shape here",
+            eq,
+            und,
+            fastest=fastest,
+        )
+    best = eq[0]
+    simpler = [s for s in und if order.index(s) < order.index(best)]
+    if simpler:
+        return Choice(
+            mode,
+            best,
+            False,
+            f"{', '.join(simpler)} (simpler) is undetermined at this precision",
+            eq,
+            und,
+            fastest=fastest,
+        )
+    return Choice(
+        mode,
+        best,
+        True,
+        "the simplest correct, documented API equivalent to the fastest",
+        eq,
+        und,
+        fastest=fastest,
+    )
+
+
+def workload_answer(run: RunData, mode: str) -> Choice:
+    """The answer of one mode in one workload."""
+    facts = run.manifest.strategies
+    m = run.analysis.get(mode)
+    names, rejected = [], {}
+    for s in sorted(facts):
+        failing = scope_failures(run, s, mode)
+        if failing is None:
+            continue
+        if failing:
+            rejected[s] = f"{failing[0][1]} in `{failing[0][0]}`" + (
+                f" and {len(failing) - 1} more shapes" if len(failing) > 1 else ""
+            )
+        elif PLATFORM not in facts[s].get("platforms", []):
+            rejected[s] = f"its API is not documented for the {PLATFORM}"
+        else:
+            names.append(s)
+    if m is None or m.fastest is None:
+        return Choice(mode, None, True, "nothing was timed in this mode", rejected=rejected)
+    standings = m.rank(names)
+    outcome = {s: standings[s].outcome if s in standings else NOT_TIMED for s in names}
+    best = m.fastest_of(names)
+    choice = _pick(names, outcome, facts, mode, best)
+    choice.rejected = rejected
+    if choice.strategy:
+        choice.p_fastest = m.p_fastest.get(choice.strategy, math.nan)
+        mine = m.candidates[choice.strategy]
+        choice.faster = [
+            s
+            for s, cells in m.candidates.items()
+            if s not in names
+            and all(
+                cells[n].estimate.added_interval[1] < mine[n].estimate.added_interval[0]
+                for n in m.sizes
+            )
+        ]
+    return choice
+
+
+def cross_answer(runs: dict[str, RunData], mode: str) -> tuple[Choice, dict]:
+    """The answer of one mode across workloads, and {strategy: {workload: what it did}}."""
+    facts: dict = {}
+    for run in runs.values():
+        facts.update(run.manifest.strategies)
+    table: dict[str, dict[str, str]] = {}
+    outcome: dict[str, str] = {}
+    names = []
+    for s in sorted(facts):
+        row, ok = {}, True
+        for w, run in runs.items():
+            if mode not in run.modes:
+                continue
+            failing = scope_failures(run, s, mode)
+            if failing is None:
+                row[w], ok = "cannot be written here", False
+            elif failing:
+                row[w], ok = f"{failing[0][1]} in `{failing[0][0]}`", False
+            else:
+                row[w] = "correct"
+        if PLATFORM not in facts[s].get("platforms", []):
+            row["docs"], ok = f"not documented for the {PLATFORM}", False
+        table[s] = row
+        if ok:
+            names.append(s)
+    for w, run in runs.items():  # the cost of the candidates, in each workload
+        m = run.analysis.get(mode)
+        standings = m.rank(names) if m else {}
+        for s in names:
+            o = standings[s].outcome if s in standings else NOT_TIMED
+            table[s][w] = o
+            outcome.setdefault(s, []).append(o)
+    decided = {}
+    for s, found in outcome.items():
+        timed = [o for o in found if o != NOT_TIMED]
+        if timed:
+            decided[s] = (
+                SLOWER
+                if SLOWER in timed
+                else EQUIVALENT
+                if all(o == EQUIVALENT for o in timed)
+                else UNDETERMINED
+            )
+    return _pick(names, decided, facts, mode, None), table

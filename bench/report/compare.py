@@ -1,29 +1,32 @@
 """Compare two runs cell by cell: what changed from RUN_A to RUN_B, and is it real?
 
 ``python -m bench.report.compare RUN_A RUN_B [--only-changed] [--fail-above X]``. First what
-differs in how the runs were made (versions, machine, threads, precision, commit): a change in
-numbers means little across different setups. Then, per cell that works in both runs, B/A of
-the step time and of the overhead, each with a 95 % interval and a p-value from the two-level
-bootstrap (the worker process is the unit, not the round), and a Benjamini–Hochberg correction
-over all the cells compared (``scipy.stats.false_discovery_control``). ``--fail-above X``: exit 1
-when a cell's overhead is significantly (after correction) higher in B by more than the fraction X.
+differs in how the runs were made (versions, machine, threads, tier, commit): a change in numbers
+means little across different setups. Then, per cell timed in both runs, B/A of the overhead
+(the ratio to the twin) with a 95 % interval and a p-value from each run's own estimate
+(``bench.core.cellstats``: the same random-effects model, normal on the log scale, so a p-value
+can be as small as the data say, not floored by a resample count), Benjamini–Hochberg over all
+the cells compared (``scipy.stats.false_discovery_control``), and whether the two runs' outcomes
+against their fastest agree. ``--fail-above X``: exit 1 when a cell's overhead is significantly
+(after correction) higher in B by more than the fraction X.
 """
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy.stats import false_discovery_control
+from scipy.stats import false_discovery_control, norm
 
-from bench.core import paths, stats
+from bench.core import paths
 from bench.core.args import OneLineParser, UsageError
+from bench.measured.modes import label
 from bench.report import fmt, load
 from bench.report.main import find_run
 
-KEYS = ["strategy", "shape", "mode", "batch_size", "role"]
 ALPHA = 0.05
 
 
@@ -38,9 +41,8 @@ def provenance_diff(a: load.RunData, b: load.RunData) -> list[list[str]]:
             "NumPy": env.get("numpy"),
             "CPU": env.get("cpu"),
             "machine": env.get("node"),
-            "threads": str(env.get("threads")),
-            "commit": str(env.get("commit"))[:10],
-            "precision": str(run.plan.get("precision")),
+            "tier": run.tier,
+            "commit": run.manifest.suite_commit,
             "workload": run.workload,
         }
 
@@ -48,42 +50,52 @@ def provenance_diff(a: load.RunData, b: load.RunData) -> list[list[str]]:
     return [[k, str(fa[k]), str(fb[k])] for k in fa if fa[k] != fb[k]]
 
 
-def compare(a: load.RunData, b: load.RunData, n_boot: int = 2000) -> pd.DataFrame:
-    both = a.cells.merge(b.cells, on=KEYS, suffixes=("_a", "_b"))
-    both = both[(both.status_a == "works") & (both.status_b == "works")]
+def compare(a: load.RunData, b: load.RunData) -> pd.DataFrame:
+    """One row per cell timed and working in both runs: B/A of the overhead, its interval, p, q."""
     rows = []
-    for r in both.itertuples():
-        step = stats.bootstrap_ratio(r.step_groups_a, r.step_groups_b, n_boot=n_boot)
-        over = stats.bootstrap_ratio(r.ratio_groups_a, r.ratio_groups_b, n_boot=n_boot)
-        rows.append(
-            {
-                **{k: getattr(r, k) for k in KEYS},
-                "step_a": r.step_s_a,
-                "step_b": r.step_s_b,
-                "step_ratio": step[0],
-                "step_low": step[1],
-                "step_high": step[2],
-                "step_p": step[3],
-                "overhead_a": r.ratio_a,
-                "overhead_b": r.ratio_b,
-                "overhead_ratio": over[0],
-                "overhead_low": over[1],
-                "overhead_high": over[2],
-                "overhead_p": over[3],
-            }
-        )
+    for mode, ma in a.analysis.items():
+        mb = b.analysis.get(mode)
+        if mb is None:
+            continue
+        for cid, ca in ma.cells.items():
+            cb = mb.cells.get(cid)
+            if cb is None or ca.status != "works" or cb.status != "works":
+                continue
+            ea, eb = ca.estimate, cb.estimate
+            diff = eb.log_ratio - ea.log_ratio
+            se = math.hypot(ea.log_se, eb.log_se)
+            p = float(2 * norm.sf(abs(diff) / se)) if se > 0 and math.isfinite(se) else 1.0
+            sa = ma.standings.get(cid.strategy)
+            sb = mb.standings.get(cid.strategy)
+            rows.append(
+                {
+                    "strategy": cid.strategy,
+                    "shape": cid.shape,
+                    "mode": mode,
+                    "size": cid.size,
+                    "role": ca.role,
+                    "overhead_a": ea.ratio,
+                    "overhead_b": eb.ratio,
+                    "ratio": math.exp(diff),
+                    "low": math.exp(diff - 1.959964 * se),
+                    "high": math.exp(diff + 1.959964 * se),
+                    "p": p,
+                    "outcome_a": sa.outcome if sa else "",
+                    "outcome_b": sb.outcome if sb else "",
+                    "margin": ma.margin.rel,
+                }
+            )
     table = pd.DataFrame(rows)
-    for what in ("step", "overhead"):
-        if len(table):
-            table[f"{what}_q"] = false_discovery_control(table[f"{what}_p"].to_numpy())
+    if len(table):
+        table["q"] = false_discovery_control(table["p"].to_numpy())
     return table
 
 
 def status_changes(a: load.RunData, b: load.RunData) -> pd.DataFrame:
     keys = ["strategy", "shape", "mode"]
-    va, vb = a.verdicts[[*keys, "phrase"]], b.verdicts[[*keys, "phrase"]]
+    va, vb = a.verdicts[[*keys, "outcome"]], b.verdicts[[*keys, "outcome"]]
     both = va.merge(vb, on=keys, how="outer", suffixes=("_a", "_b")).fillna("absent")
-    return both[both.phrase_a != both.phrase_b]
+    return both[both.outcome_a != both.outcome_b]
 
 
 def _verdict(ratio: float, q: float) -> str:
@@ -93,17 +105,18 @@ def _verdict(ratio: float, q: float) -> str:
 
 
 def agreement(table: pd.DataFrame) -> list[str]:
-    """Per mode, how closely B's overheads repeat A's (all sizes, and sizes from 64 on)."""
+    """Per mode, how closely B's overheads repeat A's: within the margin, and the same answer."""
     rows = []
     for mode, g in [*table.groupby("mode"), ("all", table)]:
-        for label, part in (("all", g), ("≥ 64", g[g.batch_size >= 64])):
+        for name, part in (("all", g), ("≥ 64", g[g["size"] >= 64])):
             if part.empty:
                 continue
-            err = np.abs(part.overhead_ratio - 1)
-            name = fmt.mode_label(mode) if mode != "all" else "all modes"
-            shares = [f"{err.median():.1%}", f"{(err <= 0.02).mean():.0%}"]
-            rows.append([name, label, len(part), *shares, f"{(err <= 0.03).mean():.0%}"])
-    head = ["mode", "sizes", "cells", "median |B/A − 1|", "within 2 %", "within 3 %"]
+            err = np.abs(part.ratio - 1)
+            within = (err <= part.margin).mean()
+            same = (part.outcome_a == part.outcome_b).mean()
+            rows.append([label(mode) if mode != "all" else "all modes", name, len(part),
+                         f"{err.median():.1%}", f"{within:.0%}", f"{same:.0%}"])  # fmt: skip
+    head = ["mode", "sizes", "cells", "median |B/A − 1|", "within the margin", "same outcome"]
     return fmt.table(head, rows)
 
 
@@ -111,65 +124,31 @@ def render(a, b, table, changes, only_changed: bool) -> str:
     out = [f"# Comparison: A = `{a.manifest.run_id}`, B = `{b.manifest.run_id}`", ""]
     diff = provenance_diff(a, b)
     out += ["## How the runs differ", ""]
-    out += (
-        fmt.table(["", "A", "B"], diff)
-        if diff
-        else ["Same versions, machine, threads, precision and commit.", ""]
-    )
-    shown = table
-    if only_changed and len(table):
-        shown = table[(table.step_q < ALPHA) | (table.overhead_q < ALPHA)]
+    out += (fmt.table(["", "A", "B"], diff) if diff
+            else ["Same versions, machine, tier and commit.", ""])  # fmt: skip
+    shown = table[table.q < ALPHA] if only_changed and len(table) else table
     out += [
-        "## Cells that work in both runs",
+        "## Cells timed in both runs",
         "",
-        f"B/A with its 95 % interval; q = p-value corrected over the {len(table)} cells compared "
-        f"(Benjamini–Hochberg), significant when q < {ALPHA}. The overhead is the stable number; "
-        "absolute step times move between processes and runs on a shared machine.",
+        f"B/A of the overhead (ratio to the twin) with its 95 % interval; q = p corrected over "
+        f"the {len(table)} cells compared (Benjamini–Hochberg), significant when q < {ALPHA}.",
         "",
     ]
-    rows = []
-    for r in shown.itertuples():
-        rows.append(
-            [
-                f"`{r.strategy}` (`{r.shape}`)",
-                fmt.mode_label(r.mode),
-                r.batch_size,
-                f"{r.overhead_a:.3f}",
-                f"{r.overhead_b:.3f}",
-                f"{r.overhead_ratio:.3f} [{r.overhead_low:.3f}, {r.overhead_high:.3f}]",
-                f"{r.overhead_q:.3g}",
-                _verdict(r.overhead_ratio, r.overhead_q),
-                f"{r.step_ratio:.3f} [{r.step_low:.3f}, {r.step_high:.3f}]",
-                f"{r.step_q:.3g}",
-                _verdict(r.step_ratio, r.step_q),
-            ]
-        )
-    head = [
-        "cell",
-        "mode",
-        "N",
-        "overhead A",
-        "overhead B",
-        "B/A",
-        "q",
-        "overhead",
-        "step B/A",
-        "q",
-        "step",
-    ]
+    rows = [
+        [f"`{r.strategy}` (`{r.shape}`)", label(r.mode), r.size, f"{r.overhead_a:.3f}",
+         f"{r.overhead_b:.3f}", f"{r.ratio:.3f} [{r.low:.3f}, {r.high:.3f}]", f"{r.q:.3g}",
+         _verdict(r.ratio, r.q), f"{r.outcome_a} → {r.outcome_b}"]
+        for r in shown.itertuples()
+    ]  # fmt: skip
+    head = ["cell", "mode", "size", "overhead A", "overhead B", "B/A", "q", "change", "outcome"]
     out += fmt.table(head, rows) if rows else ["No cell to show.", ""]
     if len(table):
-        out += ["## Agreement of the overheads", "", *agreement(table)]
+        out += ["## Agreement", "", *agreement(table)]
     if len(changes):
-        body = [
-            [f"`{r.strategy}`", f"`{r.shape}`", fmt.mode_label(r.mode), r.phrase_a, r.phrase_b]
-            for r in changes.itertuples()
-        ]
-        out += [
-            "## Verdicts that differ",
-            "",
-            *fmt.table(["strategy", "shape", "mode", "A", "B"], body),
-        ]
+        body = [[f"`{r.strategy}`", f"`{r.shape}`", label(r.mode), r.outcome_a, r.outcome_b]
+                for r in changes.itertuples()]  # fmt: skip
+        out += ["## Verdicts that differ", "",
+                *fmt.table(["strategy", "shape", "mode", "A", "B"], body)]  # fmt: skip
     return "\n".join(out)
 
 
@@ -178,10 +157,9 @@ def main(argv=None) -> int:
     p.add_argument("run_a", metavar="RUN_A", help="baseline run id or folder")
     p.add_argument("run_b", metavar="RUN_B", help="run id or folder to check against it")
     p.add_argument("--workload", default=paths.DEFAULT_WORKLOAD)
-    p.add_argument("--results-dir", type=Path, help="default results/ (results/<workload>/)")
+    p.add_argument("--results-dir", type=Path, help="default results/<workload>/")
     p.add_argument("--only-changed", action="store_true", help="show significant changes only")
     p.add_argument("--fail-above", type=float, metavar="X", help="e.g. 0.05 = 5 %% higher overhead")
-    p.add_argument("--bootstrap", type=int, default=2000, metavar="N")
     try:
         args = p.parse_args(sys.argv[1:] if argv is None else argv)
         raw = paths.raw_dir(args.results_dir or paths.results_dir(args.workload))
@@ -189,19 +167,19 @@ def main(argv=None) -> int:
     except UsageError as err:
         print(f"compare: error: {err}", file=sys.stderr)
         return 2
-    a, b = (load.load(d, n_boot=0) for d in dirs)
+    a, b = (load.load(d) for d in dirs)
     for run in (a, b):
         for problem in run.problems:
             print(f"compare: {run.manifest.run_id}: {problem}", file=sys.stderr)
-    table = compare(a, b, args.bootstrap)
+    table = compare(a, b)
     print(render(a, b, table, status_changes(a, b), args.only_changed))
     if args.fail_above is None or table.empty:
         return 0
-    worse = table[(table.overhead_q < ALPHA) & (table.overhead_ratio > 1 + args.fail_above)]
+    worse = table[(table.q < ALPHA) & (table.ratio > 1 + args.fail_above)]
     for r in worse.itertuples():
         print(
-            f"compare: {r.strategy} ({r.shape}) · {r.mode} · N={r.batch_size}: overhead "
-            f"{r.overhead_ratio - 1:+.1%} (q = {r.overhead_q:.3g})",
+            f"compare: {r.strategy} ({r.shape}) · {r.mode} · size {r.size}: overhead "
+            f"{r.ratio - 1:+.1%} (q = {r.q:.3g})",
             file=sys.stderr,
         )
     return 1 if len(worse) else 0

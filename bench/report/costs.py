@@ -1,11 +1,7 @@
-"""What it costs: per mode, each strategy (in its chosen shape) against its no-update twin; the
-layout cells; the shape screen; the first call (compilation).
-
-Absolute step times move between processes and runs on a shared machine (a process can keep a
-different speed for its whole life); the overhead ratio is paired round by round and is the
-stable number. Every absolute time is printed with its spread over processes (min–max of the
-per-process medians), so the reader sees how far it can be trusted.
-"""
+"""What it costs: per mode, each strategy's added time per step against its no-update twin (the
+ranking number, with its interval and its standing against the fastest), the ratio as a second
+column, the A/A calibration, the layout cells, the shape screen, the first call (compilation)
+and, for big-state workloads, the memory-bandwidth floor. Pure functions: RunData -> lines."""
 
 from __future__ import annotations
 
@@ -14,195 +10,192 @@ import math
 import numpy as np
 import pandas as pd
 
+from bench.core.bandwidth import floor_seconds
+from bench.measured.modes import MODES, label
 from bench.report import fmt
 from bench.report.load import RunData
 
 
-def _sizes(rows: pd.DataFrame) -> list[int]:
-    return sorted(rows.batch_size.unique())
-
-
-def _grid(
-    rows: pd.DataFrame, show, label: str = "strategy (shape)", symbol: str = "N"
-) -> list[str]:
-    sizes = _sizes(rows)
-    table = []
-    for (strategy, shape), group in rows.groupby(["strategy", "shape"], sort=True):
-        by_n = group.set_index("batch_size")
-        cells = [show(by_n.loc[n]) if n in by_n.index else "–" for n in sizes]
-        table.append([f"`{strategy}` (`{shape}`)", *cells])
-    return fmt.table([label, *(f"{symbol}={n}" for n in sizes)], table)
-
-
-def _overhead(r) -> str:
-    if r.status != "works" or not r.processes:
-        return str(r.status)
-    text = fmt.ratio(r.ratio, r.ratio_low, r.ratio_high)
-    return text + (" (control invalid)" if r.control_invalid else "")
-
-
-def _step(r) -> str:
-    if not r.processes or r.status != "works":
-        return str(r.status)
-    spread = ""
-    if r.processes > 1:
-        spread = f" ({fmt.duration(r.process_min_s)}–{fmt.duration(r.process_max_s)})"
-    return fmt.duration(r.step_s) + spread
+def _added(cell, distribution: bool) -> str:
+    if distribution:
+        q1, q2, q3 = cell.added_quartiles()
+        return f"{fmt.signed(q2)} (quartiles {fmt.signed(q1)} … {fmt.signed(q3)})"
+    e = cell.estimate
+    return fmt.signed(e.added_s, *e.added_interval)
 
 
 def per_mode(run: RunData) -> list[str]:
-    cells = run.cells
+    """Per mode: added time [95 % interval] per size, standing against the fastest, ratio."""
     out = []
-    for mode in run.plan.get("modes", []):
-        rows = cells[(cells["mode"] == mode) & (cells.role == "update")] if len(cells) else cells
-        if rows.empty:
+    for mode in run.modes:
+        m = run.analysis.get(mode)
+        rows = m.of_role("update") if m else []
+        if not rows:
             continue
-        label = fmt.mode_label(mode)
-        out += [
-            f"### {label}",
-            "",
-            "Overhead = strategy step / paired no-update step [95 % CI]:",
-            "",
-        ]
-        out += _grid(rows, _overhead, symbol=run.symbol)
-        out += ["Added time per step [95 % CI]:", ""]
-        out += _grid(
-            rows,
-            lambda r: (
-                fmt.signed(r.added_s, r.added_low_s, r.added_high_s)
-                if r.processes and r.status == "works"
-                else str(r.status)
-            ),
-            symbol=run.symbol,
+        dist = MODES[mode].distribution if mode in MODES else False
+        sizes = sorted({c.id.size for c in rows})
+        by: dict[tuple, dict] = {}
+        for c in rows:
+            by.setdefault((c.id.strategy, c.id.shape), {})[c.id.size] = c
+        table = []
+        for (strategy, shape), cells in sorted(by.items(), key=lambda kv: _rank(m, kv[0][0])):
+            standing = m.standings.get(strategy)
+            what = standing.outcome if standing else "not ranked (wrong while timed)"
+            if strategy == m.fastest:
+                what = "fastest"
+            line = [f"`{strategy}` (`{shape}`)", what]
+            for n in sizes:
+                c = cells.get(n)
+                if c is None:
+                    line.append("–")
+                elif c.status != "works":
+                    line.append("silently wrong while timed")
+                else:
+                    line.append(_added(c, dist) + f"; ×{c.estimate.ratio:.2f}")
+            table.append(line)
+        head = ["strategy (shape)", "against the fastest", *(f"{run.symbol}={n}" for n in sizes)]
+        note = (
+            "median per-round added time and its quartiles (PYNATIVE as users run it is a "
+            "distribution of queue drains, not a number)"
+            if dist
+            else "added time per step [95 % interval]; ratio to the twin's step"
         )
-        out += ["Time per step, median (min–max over processes):", ""]
-        out += _grid(rows, _step, symbol=run.symbol)
+        out += [f"### {label(mode)}", "", f"{note.capitalize()}.", "", *fmt.table(head, table)]
     return out
+
+
+def _rank(m, strategy: str) -> tuple:
+    order = {"fastest": 0, "equivalent": 1, "undetermined": 2, "slower": 3}
+    standing = m.standings.get(strategy)
+    outcome = "fastest" if strategy == m.fastest else standing.outcome if standing else "z"
+    return (order.get(outcome, 4), strategy)
+
+
+def calibration(run: RunData) -> list[str]:
+    """The A/A cells: the base twin against a second instance of itself, per mode and size."""
+    rows = []
+    sizes = sorted({n for m in run.analysis.values() for n in m.aa})
+    for mode in run.modes:
+        m = run.analysis.get(mode)
+        if not m or not m.aa:
+            continue
+        cells = []
+        for n in sizes:
+            e = m.aa.get(n)
+            cells.append(fmt.ratio(e.ratio, *e.ratio_interval) if e else "–")
+        flag = (
+            f"flagged at {run.symbol}={', '.join(map(str, m.aa_flagged()))}"
+            if m.aa_flagged()
+            else "within the margin"
+        )
+        rows.append([label(mode), *cells, flag, f"{math.sqrt(m.tau2) * 100:.1f} %"])
+    if not rows:
+        return []
+    head = ["mode", *(f"{run.symbol}={n}" for n in sizes), "A/A bias", "between-process spread"]
+    return [
+        "The twin timed against a second instance of itself, handled exactly like a strategy "
+        f"(ratio [95 % interval]; 1 = no bias). A bias beyond {run.margin.rel:.0%} flags the "
+        "mode's costs. The between-process spread is the mode's pooled standard deviation of a "
+        "process's value around the cell's (it widens every interval).",
+        "",
+        *fmt.table(head, rows),
+    ]
 
 
 def layout(run: RunData) -> list[str]:
-    cells = run.cells
-    rows = cells[cells.role == "layout"] if len(cells) else cells
-    if rows.empty:
-        return []
-    out = [
-        "Each generated control (no update at all) against the base control (a 0-d Parameter "
-        "read directly): what the state's layout and the way the forward reads it cost, with no "
-        "update involved. Ratio [95 % CI]:",
-        "",
-    ]
-    for mode in run.plan.get("modes", []):
-        mine = rows[rows["mode"] == mode]
-        if len(mine):
-            out += [
-                f"**{fmt.mode_label(mode)}**",
-                "",
-                *_grid(mine, _overhead, "control (layout-read)", run.symbol),
+    out = []
+    for mode in run.modes:
+        m = run.analysis.get(mode)
+        cells = m.of_role("layout") if m else []
+        if not cells:
+            continue
+        sizes = sorted({c.id.size for c in cells})
+        by: dict[str, dict] = {}
+        for c in cells:
+            by.setdefault(c.id.shape, {})[c.id.size] = c
+        table = [
+            [
+                f"`{shape}`",
+                *(
+                    fmt.ratio(cs[n].estimate.ratio, *cs[n].estimate.ratio_interval)
+                    if n in cs
+                    else "–"
+                    for n in sizes
+                ),
             ]
-    return out
-
-
-def _floor_cell(row) -> str:
-    """``1.2 ms (×8)``; no ratio when the update's bytes are unknown (host-side strategies)."""
-    time = fmt.duration(row.step_s)
-    x = row.x_floor
-    return f"{time} (×{x:,.0f})" if x is not None and math.isfinite(x) else time
-
-
-def layout_finding(run: RunData) -> str | None:
-    """One sentence: the largest penalty of a (1,) Parameter read raw, and what the view gives."""
-    cells = run.cells
-    if cells.empty:
-        return None
-    rows = cells[(cells.role == "layout") & (cells.status == "works")]
-    raw = rows[rows["shape"].isin(["vector-param", "vector-alias"])]
-    view = rows[rows["shape"] == "vector-view"]
-    if raw.empty:
-        return None
-    text = (
-        f"State kept in 1-element vector Parameters and read directly by the forward costs "
-        f"×{raw.ratio.min():.2f}–×{raw.ratio.max():.2f} the base control's step (no update at all; "
-        f"{', '.join(fmt.mode_label(m) for m in sorted(set(raw['mode'])))}, N="
-        f"{raw.batch_size.min()}–{raw.batch_size.max()})"
-    )
-    if len(view):
-        text += (
-            f"; read through a 0-d view (`.reshape(())`) it costs "
-            f"×{view.ratio.min():.2f}–×{view.ratio.max():.2f}"
-        )
-    return text + (
-        ". This is the layout's cost, not any update's: each strategy is timed in its fastest "
-        "working shape, against a control of the same layout and read."
-    )
+            for shape, cs in sorted(by.items())
+        ]
+        out += [
+            f"**{label(mode)}**",
+            "",
+            *fmt.table(["twin (layout-read-…)", *(f"{run.symbol}={n}" for n in sizes)], table),
+        ]
+    if not out:
+        return []
+    return [
+        "No update at all: each twin's step against the base twin's (a 0-d Parameter read "
+        "directly), ratio [95 % interval]. What the state's layout and the way the forward reads "
+        "it cost; never charged to an update (each strategy is compared with a twin of its own "
+        "layout and read).",
+        "",
+        *out,
+    ]
 
 
 def screen(run: RunData) -> list[str]:
-    if run.screen.empty and not run.selection:
+    if not run.selection:
         return []
-    out = [
-        "Every working shape of a strategy timed once against the base control at one batch "
-        "size (cost = median ratio; a shape within 3 % of the fastest is a tie, broken by "
-        "simplicity). The chosen shape is timed in full.",
-        "",
-    ]
     rows = []
     for choice in run.selection:
         mode, strategy = choice["mode"], choice["strategy"]
-        screened = run.screen[(run.screen["mode"] == mode) & (run.screen.strategy == strategy)]
-        costs = ""
-        if len(screened):
-            lo, hi = screened.cost.min(), screened.cost.max()
-            costs = f"×{lo:.2f}–×{hi:.2f} over {len(screened)} shapes"
-        rows.append(
-            [fmt.mode_label(mode), f"`{strategy}`", f"`{choice['shape']}`", choice["why"], costs]
+        s = run.screen
+        screened = s[(s["mode"] == mode) & (s.strategy == strategy)] if len(s) else s
+        costs = (
+            f"×{screened.cost.min():.2f}–×{screened.cost.max():.2f} over {len(screened)} reads"
+            if len(screened)
+            else ""
         )
-    return out + fmt.table(["mode", "strategy", "timed shape", "why", "screened cost"], rows)
-
-
-def first_call(run: RunData) -> list[str]:
-    cells = run.cells
-    rows = cells[(cells.role == "update") & (cells.processes > 0)] if len(cells) else cells
-    if rows.empty:
-        return []
-    modes = [m for m in run.plan.get("modes", []) if m in set(rows["mode"])]
-    table = []
-    for strategy, group in rows.groupby("strategy"):
-        line = [f"`{strategy}`"]
-        for mode in modes:
-            values = group[group["mode"] == mode].first_call_s.dropna()
-            line.append(
-                f"{fmt.duration(float(np.median(values)))} ({fmt.duration(values.min())}–"
-                f"{fmt.duration(values.max())})"
-                if len(values)
-                else "–"
-            )
-        table.append(line)
+        rows.append([label(mode), f"`{strategy}`", f"`{choice['shape']}`", choice["why"], costs])
     return [
-        "The first call of a fresh cell (in compiled modes it compiles the graph), median over "
-        "batch sizes and processes (min–max); every process first runs one untimed step, so "
-        "process start-up is not included.",
+        "Which shape of each strategy is timed: the simplest working shape of each way of "
+        "reading the state, timed once against the base twin; the cheapest read wins (within 3 % "
+        "is a tie, broken by simplicity).",
         "",
-        *fmt.table(["strategy", *map(fmt.mode_label, modes)], table),
+        *fmt.table(["mode", "strategy", "timed shape", "why", "screened cost"], rows),
     ]
 
 
-# -- big state: the physical floor and how the cost grows --------------------------------------
+def first_call(run: RunData) -> list[str]:
+    table = {}
+    for mode in run.modes:
+        m = run.analysis.get(mode)
+        for c in m.of_role("update") if m else []:
+            table.setdefault(c.id.strategy, {}).setdefault(mode, []).append(c.first_call_s)
+    if not table:
+        return []
+    modes = [m for m in run.modes if any(m in v for v in table.values())]
+    rows = [
+        [f"`{s}`", *(fmt.duration(float(np.nanmedian(v[m]))) if m in v else "–" for m in modes)]
+        for s, v in sorted(table.items())
+    ]
+    return [
+        "The first call of a fresh cell (in compiled modes it compiles the graph), median over "
+        "sizes and processes; kept apart from every step time above.",
+        "",
+        *fmt.table(["strategy", *map(label, modes)], rows),
+    ]
+
+
 def floors(run: RunData) -> pd.DataFrame:
     """Per timed update cell: the bytes its write must move and the floor time at the bandwidth
     this run measured for that working set (empty for workloads without a floor)."""
-    from bench.measured import workloads
-    from bench.run.bandwidth import floor_seconds
-
-    name = run.workload
-    work = workloads.get(name) if name in workloads.WORKLOADS else None
-    cells = run.cells
-    if work is None or not work.floor_kernel or cells.empty or not run.bandwidth:
+    work, cells = run.work, run.cells
+    if not work.floor_kernel or cells.empty or not run.bandwidth:
         return pd.DataFrame()
+    rows = cells[(cells.role == "update") & (cells.status == "works")].copy()
     dims = {(r.strategy, r.shape): r.dims for r in run.verdicts.itertuples()}
-    rows = cells[(cells.role == "update") & (cells.processes > 0)].copy()
     rows["bytes"] = [
-        work.bytes_moved(dims.get((r.strategy, r.shape), {}), r.batch_size)
-        for r in rows.itertuples()
+        work.bytes_moved(dims.get((r.strategy, r.shape), {}), r.size) for r in rows.itertuples()
     ]
     rows["floor_s"] = [floor_seconds(run.bandwidth, b or 0, work.floor_kernel) for b in rows.bytes]
     rows["x_floor"] = rows.step_s / rows.floor_s
@@ -220,42 +213,44 @@ def big_state(run: RunData) -> list[str]:
     rows = floors(run)
     if rows.empty:
         return []
+    bw = run.bandwidth
     points = ", ".join(
         f"{p['array_bytes'] / 2**20:g} MiB: copy {p['copy_GBs']} / triad {p['triad_GBs']} GB/s"
-        for p in run.bandwidth.get("points", [])
+        for p in bw.get("points", [])
     )
-    bw = run.bandwidth
     out = [
         f"Memory bandwidth measured in this run (one thread, best of {bw.get('repeats')}; "
-        f"last-level cache {bw.get('llc_bytes', 0) / 2**20:g} MiB): {points}. The floor of a "
-        "cell is the bytes its update must move divided by the bandwidth measured at the "
-        "nearest working-set size above; × floor = time per step / floor (1 = as fast as "
-        "memory allows).",
+        f"last-level cache {bw.get('llc_bytes', 0) / 2**20:g} MiB): {points}. × floor = time per "
+        "step / (bytes the update must move ÷ the bandwidth at the nearest working-set size "
+        "above); 1 = as fast as memory allows.",
         "",
     ]
-    for mode in run.plan.get("modes", []):
+    for mode in run.modes:
         mine = rows[rows["mode"] == mode]
         if mine.empty:
             continue
-        out += [
-            f"**{fmt.mode_label(mode)}**: time per step (× floor), and the log-log slope of "
-            "time against the state size",
-            "",
-        ]
-        sizes = sorted(mine.batch_size.unique())
+        sizes = sorted(mine["size"].unique())
         table = []
         for (strategy, shape), group in mine.groupby(["strategy", "shape"]):
-            by = group.set_index("batch_size")
-            cells = [_floor_cell(by.loc[n]) if n in by.index else "–" for n in sizes]
-            g = group.sort_values("batch_size")
-            added = g.added_s.clip(lower=1e-9)
-            slopes = [slope(g.batch_size, g.step_s), slope(g.batch_size, added)]
+            g = group.sort_values("size")
+            by = g.set_index("size")
+            cells = [
+                f"{fmt.duration(by.loc[n].step_s)} (×{by.loc[n].x_floor:,.0f})"
+                if n in by.index and math.isfinite(by.loc[n].x_floor)
+                else (fmt.duration(by.loc[n].step_s) if n in by.index else "–")
+                for n in sizes
+            ]
+            slopes = [slope(g["size"], g.step_s), slope(g["size"], g.added_s.clip(lower=1e-9))]
             table.append([f"`{strategy}` (`{shape}`)", *cells, *(f"{x:.2f}" for x in slopes)])
         head = [
             "strategy (shape)",
             *(f"{run.symbol}={n}" for n in sizes),
-            "slope",
-            "slope of added",
+            "slope of step",
+            "slope of added time",
         ]
-        out += fmt.table(head, table)
+        out += [
+            f"**{label(mode)}**: time per step (× floor), log-log slopes against the size",
+            "",
+            *fmt.table(head, table),
+        ]
     return out

@@ -1,9 +1,14 @@
-"""Findings in short: one phrase per verdict, failure classes, and the declarations to paste.
+"""Findings a maintainer can act on: one entry per real divergence, built from the verdicts.
 
-The gate's detail names the step and the values; a table cell needs one short phrase, and a
-declaration needs a regex that matches every shape that fails the same way. Both come from the
-*class* of a finding: the status plus what kind of wrong (``Parameter unchanged``, ``wrong
-output``), or the exception type and the start of its message.
+A divergence is a set of silently wrong cells that fail the same way (one kind, or one error).
+Where a one-dimension change of the code flips the verdict in every minimal pair that has it, for
+two or more strategies, the entry is that *rule* ("stale read whenever ``read=view`` instead of
+``read=alias``"); the other failing cells are grouped by strategy. Each entry carries the
+MindSpore version, the modes, expected (the code's meaning) against observed (the first divergent
+step), one minimal pair with a reproduction script for each side, the graph breaks of the pair
+under bytecode capture, and what MindSpore's documentation says (``DOCUMENTED``, a fact about the
+documentation, not a result). A divergence in an eager mode is an eager-mode bug: its entry says
+so. README's findings and every page's rules come only from these entries.
 """
 
 from __future__ import annotations
@@ -11,49 +16,40 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections import Counter, defaultdict
+from dataclasses import dataclass, field
 from itertools import combinations
 
-from bench.core.schema import Status, Verdict
+import pandas as pd
 
-_WHERE = re.compile(r"^(?:step \d+ at batch \d+|building the cell): ")
-_SIGNAL = re.compile(r"died with (SIG\w+)|exited with code (-?\d+)")
+from bench.measured.modes import MODES
+from bench.report.load import RunData
+from bench.report.pairs import minimal_pairs
+
+SILENT_OR_ERROR = ("incorrect", "raises", "crashed", "timeout")
+STATIC = "https://www.mindspore.cn/tutorials/en/r2.10.0/compile/static_graph.html"
+# What the documentation says of a kind of divergence in a family of modes (facts about pages).
+DOCUMENTED = {
+    ("stale read", "compiled"): (
+        "partly: the static-graph tutorial documents view operations in graph mode for Ascend "
+        "only, and the view guide says `reshape` may copy; nothing says a CPU view keeps the "
+        f"old value ([static graph: view and in-place operations]({STATIC}#view-and-in-place-"
+        "operations))"
+    ),
+    ("write dropped", "compiled"): (
+        "no: bytecode capture is documented to run what it cannot capture eagerly (a graph "
+        "break), not to drop a write "
+        f"([static graph: bytecode]({STATIC}#syntax-based-on-bytecode-graph-construction))"
+    ),
+    ("raises", "compiled"): (
+        "yes, as an error message: `set_data` is not supported in `construct` or `@jit` (the "
+        "message names the static-graph syntax page); see the original report, "
+        "[mindspore#327](https://github.com/mindspore-ai/mindspore/issues/327)"
+    ),
+}
 
 
-def error_text(detail: str) -> str:
-    """The error of a ``raises`` detail, without where it happened."""
-    return _WHERE.sub("", detail or "")
-
-
-def failure_class(v: Verdict) -> str:
-    """What kind of failure, the same for every shape that fails the same way."""
-    if v.status == Status.INCORRECT:
-        for kind in ("Parameter unchanged", "Parameter wrong", "wrong output"):
-            if v.detail.startswith(kind):
-                return f"incorrect: {kind}"
-        return "incorrect"
-    if v.status == Status.RAISES:
-        text = error_text(v.detail)
-        kind, _, message = text.partition(": ")
-        words = message.split()
-        short = " ".join(words[:8])
-        return f"raises: {kind}: {short}" if short else f"raises: {kind}"
-    return str(v.status)
-
-
-def phrase(v: Verdict) -> str:
-    """One short phrase for a table cell."""
-    if v.status == Status.WORKS:
-        return "works"
-    if v.status == Status.INCORRECT:
-        return "SILENT: " + failure_class(v).split(": ", 1)[-1].replace("incorrect", "wrong")
-    if v.status == Status.RAISES:
-        return "raises " + error_text(v.detail).split(":", 1)[0]
-    if v.status == Status.CRASHED:
-        m = _SIGNAL.search(v.detail)
-        return f"crashes ({m.group(1) or 'exit ' + m.group(2)})" if m else "crashes"
-    return {"timeout": "hangs", "inexpressible": "n/a", "broken": "broken file"}.get(
-        str(v.status), str(v.status)
-    )
+def family(mode: str) -> str:
+    return "compiled" if MODES.get(mode) and MODES[mode].compiled else "eager"
 
 
 def cover(failing: set[str], every: set[str]) -> list[str]:
@@ -76,39 +72,142 @@ def cover(failing: set[str], every: set[str]) -> list[str]:
     return sorted(failing)
 
 
-def declarations(verdicts: list[Verdict]) -> dict[str, str]:
-    """``EXPECTED_FAILURES`` that declares exactly the failures among ``verdicts`` (one strategy).
+@dataclass
+class Entry:
+    """One divergence."""
 
-    Keys are ``workload/shape-glob/mode`` (``*`` for every shape or mode); values escape the
-    finding so that pasted error text is taken literally."""
-    out: dict[tuple[str, str, str], str] = {}
-    by_mode = defaultdict(list)
-    for v in verdicts:
-        if v.status not in (Status.INEXPRESSIBLE, Status.BROKEN, Status.SKIPPED):
-            by_mode[(v.workload, v.mode)].append(v)
-    for (workload, mode), vs in by_mode.items():
-        every = {v.shape for v in vs}
-        classes = defaultdict(set)
-        for v in vs:
-            if v.status.failed:
-                classes[failure_class(v)].add(v.shape)
-        for cls, failing in classes.items():
-            text = cls.split(": ", 1)[1] if cls.startswith("raises: ") else cls  # after "where"
-            for glob in cover(failing, every):
-                out[(workload, glob, mode)] = re.escape(text).replace("\\ ", " ")
-    merged: dict[str, str] = {}  # the same declaration in every mode: one key
-    modes = {m for _, m in by_mode}
-    seen = defaultdict(set)
-    for (workload, glob, mode), regex in out.items():
-        seen[(workload, glob, regex)].add(mode)
-    for (workload, glob, regex), ms in sorted(seen.items()):
-        for mode in ["*"] if ms == modes and len(modes) > 1 else sorted(ms):
-            merged[f"{workload}/{glob}/{mode}"] = regex
-    return merged
+    workload: str
+    outcome: str  # "incorrect: stale read", "raises: RuntimeError: ..."
+    strategies: list[str]
+    modes: list[str]
+    shapes: dict[str, list[str]]  # mode -> failing shapes
+    rule: tuple | None = None  # (dim, works value, fails value): the minimal-pair rule
+    pair: tuple | None = None  # (strategy, mode, works shape, fails shape)
+    example: dict = field(default_factory=dict)  # a failing verdict row, as a dict
+    pair_breaks: tuple | None = None  # graph breaks (works side, fails side) under bytecode
+    mindspore: str = ""
+
+    @property
+    def kind(self) -> str:
+        return self.outcome.split(": ", 1)[1] if self.outcome.startswith("incorrect") else ""
+
+    @property
+    def eager(self) -> bool:
+        return all(family(m) == "eager" for m in self.modes)
+
+    @property
+    def title(self) -> str:
+        what = self.kind or self.outcome
+        if self.rule:
+            dim, good, bad = self.rule
+            return f"{what} whenever `{dim}={bad}` instead of `{dim}={good}`"
+        return f"{what}: {', '.join(f'`{s}`' for s in self.strategies)}"
+
+    @property
+    def slug(self) -> str:
+        text = (
+            f"{self.workload}-{self.kind or self.outcome.split(':')[0]}-"
+            + ("-".join(self.rule) if self.rule else "-".join(self.strategies))
+            + "-"
+            + "-".join(self.modes)
+        )
+        return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:80]
+
+    @property
+    def documented(self) -> str:
+        key = (self.kind or self.outcome.split(":")[0], family(self.modes[0]))
+        if self.eager:
+            return "no: PYNATIVE itself departs from eager semantics here (an eager-mode bug)"
+        return DOCUMENTED.get(key, "not that we found")
 
 
-def render_declarations(declared: dict[str, str]) -> str:
-    if not declared:
-        return "EXPECTED_FAILURES = {}"
-    body = "".join(f"    {k!r}: {v!r},\n" for k, v in declared.items())
-    return "EXPECTED_FAILURES = {\n" + body + "}"
+def _failing(run: RunData) -> pd.DataFrame:
+    v = run.verdicts
+    return v[v.status.isin(SILENT_OR_ERROR) & (v.strategy != "control")]
+
+
+def rules(run: RunData) -> list[tuple]:
+    """(mode, dim, works value, fails value, outcome, strategies): one-dimension changes that
+    flip every minimal pair that has them, for two or more strategies."""
+    pairs = minimal_pairs(run.verdicts)
+    if pairs.empty:
+        return []
+    pairs = pairs[(pairs.pairs == pairs["of"]) & (pairs.works_outcome == "works")]
+    out = []
+    for key, g in pairs.groupby(["mode", "dim", "works_value", "fails_value", "fails_outcome"]):
+        if g.strategy.nunique() >= 2:
+            out.append((*key, tuple(sorted(set(g.strategy)))))
+    return out
+
+
+def entries(run: RunData) -> list[Entry]:
+    """Every divergence of one run, rules first, biggest first."""
+    fail = _failing(run)
+    pairs = minimal_pairs(run.verdicts)
+    version = run.environment.get("mindspore") or run.plan.get("mindspore", "?")
+    explained: set[tuple] = set()
+    merged: dict[tuple, list[str]] = defaultdict(list)
+    for mode, dim, good, bad, outcome, strategies in rules(run):
+        merged[(dim, good, bad, outcome, strategies)].append(mode)
+    out = []
+    for (dim, good, bad, outcome, strategies), modes in merged.items():
+        hit = fail[
+            fail["mode"].isin(modes)
+            & fail.strategy.isin(strategies)
+            & (fail.outcome == outcome)
+            & fail.dims.map(lambda d, dim=dim, bad=bad: d.get(dim) == bad)
+        ]
+        explained |= {(r.strategy, r.shape, r.mode) for r in hit.itertuples()}
+        out.append(_entry(run, hit, outcome, sorted(modes), pairs, (dim, good, bad), version))
+    keys = pd.Series(list(zip(fail.strategy, fail["shape"], fail["mode"])), index=fail.index)
+    rest = fail[~keys.isin(explained).astype(bool)] if len(fail) else fail
+    groups: dict[tuple, list] = defaultdict(list)
+    for (strategy, outcome), g in rest.groupby(["strategy", "outcome"]):
+        shapes = tuple(sorted((m, tuple(sorted(gm["shape"]))) for m, gm in g.groupby("mode")))
+        groups[(outcome, shapes)].append(strategy)
+    for (outcome, shapes), strategies in groups.items():
+        modes = [m for m, _ in shapes]
+        hit = rest[
+            rest.strategy.isin(strategies) & (rest.outcome == outcome) & rest["mode"].isin(modes)
+        ]
+        out.append(_entry(run, hit, outcome, modes, pairs, None, version))
+    return sorted(out, key=lambda e: (e.rule is None, -sum(len(s) for s in e.shapes.values())))
+
+
+def _entry(run, hit, outcome, modes, pairs, rule, version) -> Entry:
+    shapes = {m: sorted(set(g["shape"])) for m, g in hit.groupby("mode")}
+    example = hit.sort_values(["shape"], key=lambda s: s.str.len()).iloc[0]
+    pair = None
+    if not pairs.empty:
+        p = pairs[
+            (pairs.strategy.isin(set(hit.strategy)))
+            & pairs["mode"].isin(modes)
+            & (pairs.fails_outcome == outcome)
+            & (pairs.works_outcome == "works")
+        ]
+        if rule:
+            p = p[(p.dim == rule[0]) & (p.works_value == rule[1]) & (p.fails_value == rule[2])]
+        if len(p):
+            best = p.sort_values("works_shape", key=lambda s: s.str.len()).iloc[0]
+            pair = (best.strategy, best["mode"], best.works_shape, best.fails_shape)
+    breaks = None
+    if pair and family(pair[1]) == "compiled":
+        v = run.verdicts
+        got = [
+            v[(v.strategy == pair[0]) & (v["mode"] == pair[1]) & (v["shape"] == s)].graph_breaks
+            for s in pair[2:]
+        ]
+        if all(len(g) and pd.notna(g.iloc[0]) for g in got):
+            breaks = tuple(int(g.iloc[0]) for g in got)
+    return Entry(
+        run.workload,
+        outcome,
+        sorted(set(hit.strategy)),
+        modes,
+        shapes,
+        rule,
+        pair,
+        example.to_dict(),
+        breaks,
+        version,
+    )

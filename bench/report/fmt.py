@@ -9,17 +9,6 @@ from __future__ import annotations
 
 import math
 
-MODE_LABELS = {
-    "graph": "GRAPH",
-    "pynative": "PYNATIVE",
-    "jit_ast": "JIT_AST",
-    "jit_bytecode": "JIT_BYTECODE",
-}
-
-
-def mode_label(mode: str) -> str:
-    return MODE_LABELS.get(mode, str(mode).upper())
-
 
 def cell(value) -> str:
     """One table cell: pipes escaped, line breaks and surrounding space removed."""

@@ -1,10 +1,12 @@
 """``python -m bench.report [RUN_ID ...]`` (``nox -s report``): write a run's report.
 
-A run's report goes into the run folder (``<results>/raw/<run-id>/report/``: summary.md,
-shapes.md, results.csv, plots/, repros/), so a subset run never touches the reference report.
-``--publish`` writes it as the reference instead: ``<results>/summary.md``, ``shapes.md``,
-``results.csv``, ``repros/`` and the plots in ``--plots-dir``. Several run ids: results.csv holds
-them all (column run_id), the pages describe the last one.
+A run's report goes into the run folder (``<results>/raw/<run-id>/report/``), so a subset run
+never touches the reference report. ``--publish`` writes it as the reference instead:
+``results/<workload>/`` (summary.md, shapes.md, results.csv, verdicts.csv, the repro scripts the
+findings link to) and ``plots/<workload>/``, then the pages across workloads from the newest run
+of every workload (``results/summary.md``, ``results/findings.md``, ``plots/answer.png``,
+``plots/correctness.png`` and README's answer block). ``--all`` re-renders every workload's
+reference and those pages from the committed raw data.
 """
 
 from __future__ import annotations
@@ -13,15 +15,14 @@ import os
 import sys
 from pathlib import Path
 
-import pandas as pd
-
-from bench.core import paths, stats
+from bench.core import paths
 from bench.core.args import OneLineParser, UsageError
 from bench.core.io import write_text_atomic
 from bench.core.schema import SchemaError
 from bench.measured import workloads
-from bench.report import load, matrix, plots, repro, summary
-from bench.report.load import RAW
+from bench.report import answer, load, overview, overview_plots, plots, repro, shapes_page, summary
+
+README = paths.ROOT / "README.md"
 
 
 def find_run(name, raw: Path) -> Path:
@@ -41,69 +42,68 @@ def parser() -> OneLineParser:
     p = OneLineParser(prog="python -m bench.report", description=__doc__.splitlines()[0])
     p.add_argument("runs", nargs="*", metavar="RUN_ID", help="run id or folder (default: newest)")
     p.add_argument("--workload", default=paths.DEFAULT_WORKLOAD, help="default clip")
-    p.add_argument("--results-dir", type=Path, help="default results/ (results/<workload>/)")
-    p.add_argument(
-        "--plots-dir", type=Path, help="with --publish; default plots/ (plots/<workload>/)"
-    )
+    p.add_argument("--results-dir", type=Path, help="default results/<workload>/")
+    p.add_argument("--plots-dir", type=Path, help="with --publish; default plots/<workload>/")
     p.add_argument("--publish", action="store_true", help="write the reference report")
-    p.add_argument(
-        "--bootstrap",
-        type=int,
-        default=stats.N_BOOTSTRAP,
-        metavar="N",
-        help=f"bootstrap resamples per interval (default {stats.N_BOOTSTRAP})",
-    )
+    p.add_argument("--all", action="store_true", help="re-render every workload's reference report")
     return p
 
 
-def _related(results: Path, here: Path) -> list[str]:
-    root = paths.RESULTS_DIR
-    pages = {
-        "Adaptive-clip workload": root / "summary.md",
-        "Batch Renormalization workload": root / "brn" / "summary.md",
-        "Across MindSpore releases": root / "releases.md",
-    }
-    return [
-        f"- [{title}]({Path(os.path.relpath(path, here)).as_posix()})"
-        for title, path in pages.items()
-        if path.is_file() and path.resolve() != (here / "summary.md").resolve()
-    ]
+def _rel(path: Path, here: Path) -> str:
+    return Path(os.path.relpath(path, here)).as_posix()
 
 
-def write(
-    run_dirs: list[Path], results: Path, plots_dir: Path | None, publish: bool, n_boot: int
-) -> Path:
-    runs = [load.load(d, n_boot=n_boot) for d in run_dirs]
-    run = runs[-1]
+def write(run_dir: Path, results: Path, plots_dir: Path | None, publish: bool) -> Path:
+    """One workload's report; returns the folder it went to."""
+    run = load.load(run_dir)
     here = results if publish else Path(run.run_dir) / "report"
     plots_dir = (plots_dir or paths.plots_dir(run.workload)) if publish else here / "plots"
-    frames = [r.cells.drop(columns=list(RAW)).assign(run_id=r.manifest.run_id) for r in runs]
-    csv = pd.concat(frames, ignore_index=True)
-    write_text_atomic(here / "results.csv", csv.to_csv(index=False))
-    verdicts = pd.concat([r.verdicts.assign(run_id=r.manifest.run_id) for r in runs])
-    write_text_atomic(here / "verdicts.csv", verdicts.drop(columns=["dims"]).to_csv(index=False))
-    links = repro.write_all(run, here / "repros")
-    images = plots.write_all(run, plots_dir)
-    rel = [Path(os.path.relpath(p, here)).as_posix() for p in images]
-    work = workloads.get(run.workload)
-    dims = {d.name: d for layout in ("scalar", "vector") for d in work.dimensions(layout)}
-    help_lines = {
-        name: f"`{name}`: " + "; ".join(f"`{v}` = {m}" for v, m in d.meanings)
-        for name, d in dims.items()
+    write_text_atomic(here / "results.csv", run.cells.to_csv(index=False))
+    verdicts = run.verdicts.drop(columns=["dims"])
+    write_text_atomic(here / "verdicts.csv", verdicts.to_csv(index=False))
+    links = repro.write(run, overview.repro_rows(run), here / "repros")
+    picks = {m: answer.workload_answer(run, m).strategy for m in run.modes}
+    images = plots.write_all(run, plots_dir, picks)
+    write_text_atomic(here / "shapes.md", shapes_page.shapes_page(run, links))
+    title = f"Updating a MindSpore Parameter: {run.work.title}"
+    pages = {
+        "The answer across workloads": "../summary.md",
+        "Findings": "../findings.md",
+        "Every code shape": "shapes.md",
     }
-    shapes_md = matrix.shapes_page(run, help_lines, links["shapes"])
-    write_text_atomic(here / "shapes.md", shapes_md)
-    title = f"Updating a MindSpore Parameter: {work.title}"
-    pages = {"shapes": "shapes.md", "related": _related(results, here)}
-    text = summary.render(run, title, rel, links, pages, n_boot)
-    if len(runs) > 1:
-        text += (
-            "\nresults.csv also holds the runs "
-            + ", ".join(f"`{r.manifest.run_id}`" for r in runs[:-1])
-            + " (column `run_id`).\n"
-        )
+    if not publish:
+        pages = {"Every code shape": "shapes.md"}
+    text = summary.render(run, title, [_rel(p, here) for p in images], links, pages)
     write_text_atomic(here / "summary.md", text)
     return here
+
+
+def write_overview(results: Path = paths.RESULTS_DIR, plots_root: Path = paths.PLOTS_DIR) -> None:
+    """The pages across workloads, from the newest run of every workload."""
+    runs = overview.reference_runs(results)
+    if not runs:
+        return
+    links = {w: f"{w}/summary.md" for w in runs}
+    answers = {m: c for m, (c, _) in overview.answers(runs).items()}
+    overview_plots.answer_figure(runs, answers, plots_root / "answer.png")
+    overview_plots.correctness_figure(runs, plots_root / "correctness.png")
+    write_text_atomic(results / "summary.md", overview.summary_page(runs, links))
+    repro_links = {}
+    for w, run in runs.items():
+        repro_links[w] = {
+            (
+                r["strategy"],
+                r["shape"],
+                r["mode"],
+            ): f"repros/{repro.script_name(r['strategy'], r['shape'], r['mode'])}"
+            for r in overview.repro_rows(run)
+            if (
+                results / w / "repros" / repro.script_name(r["strategy"], r["shape"], r["mode"])
+            ).is_file()
+        }
+    write_text_atomic(results / "findings.md", overview.findings_page(runs, repro_links))
+    if results.resolve() == paths.RESULTS_DIR.resolve() and README.is_file():
+        overview.write_readme(README, overview.readme_block(runs))
 
 
 def main(argv=None) -> int:
@@ -113,17 +113,32 @@ def main(argv=None) -> int:
             raise UsageError(
                 f"unknown workload {args.workload!r} (valid: {', '.join(workloads.WORKLOADS)})"
             )
-        results = (args.results_dir or paths.results_dir(args.workload)).resolve()
-        run_dirs = [find_run(name, paths.raw_dir(results)) for name in args.runs or [None]]
+        names = list(workloads.WORKLOADS) if args.all else [args.workload]
+        jobs = []
+        for name in names:
+            results = (
+                args.results_dir if args.results_dir and not args.all else paths.results_dir(name)
+            ).resolve()
+            raw = paths.raw_dir(results)
+            if args.all and not paths.runs(raw):
+                continue
+            for run_name in [None] if args.all else args.runs or [None]:
+                jobs.append((find_run(run_name, raw), results))
     except UsageError as err:
         print(f"report: error: {err}", file=sys.stderr)
         return 2
+    publish = args.publish or args.all
     try:
-        here = write(run_dirs, results, args.plots_dir, args.publish, args.bootstrap)
+        for run_dir, results in jobs:
+            here = write(run_dir, results, None if args.all else args.plots_dir, publish)
+            print(f"report: wrote {here / 'summary.md'} (with shapes.md, CSVs, plots, repros)")
+        if publish:
+            root = jobs[0][1].parent if jobs else paths.RESULTS_DIR
+            write_overview(root, paths.PLOTS_DIR if root == paths.RESULTS_DIR else root / "plots")
+            print(f"report: wrote {root / 'summary.md'} and {root / 'findings.md'}")
     except SchemaError as err:
         print(f"report: error: {err}", file=sys.stderr)
         return 2
-    print(f"report: wrote {here / 'summary.md'} (with shapes.md, results.csv, plots, repros)")
     return 0
 
 

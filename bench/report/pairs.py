@@ -23,7 +23,7 @@ SKIP = {str(Status.INEXPRESSIBLE), str(Status.BROKEN), str(Status.SKIPPED), str(
 
 
 def outcome(row) -> str:
-    return "works" if row.status == "works" else (row.failure or row.status)
+    return row.outcome
 
 
 def _rank(out: str) -> tuple:

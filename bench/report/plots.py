@@ -1,58 +1,57 @@
 """The plots (matplotlib, no pyplot state): one look at what the tables say.
 
-A distinct colour *and* marker per strategy (tab20 and a marker cycle, so no two lines look
-alike), labelled log ticks, the CPU model in every title, and no colour that calls an invalid
-ratio "best". Every figure is written atomically.
+Every strategy keeps one style (colour, marker, line) in every plot of every mode and workload
+(``style``: assigned once from the sorted names of every strategy file, so no two share one);
+the colours are Okabe and Ito's colour-blind-safe palette; the answer of a mode is drawn thick;
+axes are logarithmic where values span decades and name the swept quantity with its unit; every
+title carries the workload, MindSpore version and run. Every figure is written atomically.
 """
 
 from __future__ import annotations
 
 import io
+import math
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from bench.core.io import write_bytes_atomic
-from bench.report import fmt
-from bench.report.matrix import not_applicable
+from bench.measured.discovery import strategy_names
+from bench.measured.modes import label
 
-MARKERS = "osD^v<>pPX*hH8d"
-STATUS_COLOURS = {  # support heatmap: a colour per outcome
-    "works": "#4daf4a",
-    "incorrect": "#e41a1c",
-    "raises": "#ff7f00",
-    "crashed": "#984ea3",
-    "timeout": "#a65628",
-    "inexpressible": "#dddddd",
-    "broken": "#999999",
+OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000")
+MARKERS = "osD^vP*Xh<>p"
+LINES = ("-", "--", ":")
+STATUS_COLOURS = {  # colour-blind safe; the words are the tables' (Status.label)
+    "works": "#009E73",
+    "silently wrong": "#D55E00",
+    "raises": "#E69F00",
+    "crashes": "#CC79A7",
+    "hangs": "#56B4E9",
+    "n/a": "#DDDDDD",
+    "broken file": "#999999",
 }
-STATUS_CODES = {
-    "works": "ok",
-    "incorrect": "SILENT",
-    "raises": "raises",
-    "crashed": "crash",
-    "timeout": "hang",
-    "inexpressible": "–",
-    "broken": "broken",
-}
+EXTRA = ("control",)
 
 
-def _style(names: list[str]) -> dict[str, dict]:
-    from matplotlib import colormaps
+def style(names=None) -> dict[str, dict]:
+    """One style per strategy for the whole suite: by position in the sorted strategy names."""
+    every = sorted(set(strategy_names()) | set(names or ()) | set(EXTRA))
+    out = {}
+    for i, n in enumerate(every):
+        out[n] = {
+            "color": OKABE_ITO[i % len(OKABE_ITO)],
+            "marker": MARKERS[i % len(MARKERS)],
+            "ls": LINES[(i // len(OKABE_ITO)) % len(LINES)],
+        }
+    return out
 
-    cmap = colormaps["tab20"]
-    return {
-        n: {"color": cmap(i % 20), "marker": MARKERS[i % len(MARKERS)]}
-        for i, n in enumerate(sorted(names))
-    }
 
-
-def _figure(width=8.0, height=5.0, ncols=1):
+def _figure(width=8.0, height=5.0, ncols=1, nrows=1):
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(width, height), layout="constrained")
-    return fig, fig.subplots(1, ncols, squeeze=False)[0]
+    return fig, fig.subplots(nrows, ncols, squeeze=False).ravel()
 
 
 def _log(ax, *axes: str) -> None:
@@ -68,166 +67,231 @@ def _log(ax, *axes: str) -> None:
 
 def _save(fig, path: Path) -> Path:
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110)
+    fig.savefig(buffer, format="png", dpi=100, metadata={"Software": None})
     return write_bytes_atomic(path, buffer.getvalue())
 
 
-def _timed_working(cells: pd.DataFrame) -> pd.Series:
-    """Cells with numbers that belong on a plot: timed, and right in every timing process."""
-    return (cells.processes > 0) & (cells.status == "works")
+def provenance(run) -> str:
+    return (
+        f"{run.workload} · MindSpore {run.environment.get('mindspore', '?')} · run "
+        f"{run.manifest.run_id} · {run.tier} tier"
+    )
 
 
-def overhead(cells: pd.DataFrame, mode: str, cpu: str, path: Path) -> Path:
-    rows = cells[(cells["mode"] == mode) & (cells.role == "update") & _timed_working(cells)]
+def size_axis(run) -> str:
+    w = run.work
+    unit = f" ({w.size_unit})" if w.size_unit else ""
+    return f"{w.size_label}{unit}" if w.size_label != "batch size" else "batch size N (samples)"
+
+
+def _spans_decades(values) -> bool:
+    v = np.abs(np.asarray([x for x in values if math.isfinite(x) and x != 0]))
+    return v.size > 1 and v.max() / v.min() > 30
+
+
+def added(run, mode: str, path: Path, answer: str | None = None) -> Path | None:
+    """Added time per step against the size, per strategy, with its 95 % interval."""
+    m = run.analysis.get(mode)
+    cells = [c for c in m.of_role("update") if c.status == "works"] if m else []
+    if not cells:
+        return None
+    styles = style()
     fig, (ax,) = _figure()
-    style = _style(list(rows.strategy.unique()))
-    ax.axhline(1.0, color="black", lw=1, label="no overhead")
-    for strategy, group in rows.groupby("strategy"):
-        g = group.sort_values("batch_size")
-        s = style[strategy]
-        label = f"{strategy} ({g['shape'].iloc[0]})"
-        ax.plot(g.batch_size, g.ratio, "-", marker=s["marker"], color=s["color"], label=label)
-        ax.fill_between(g.batch_size, g.ratio_low, g.ratio_high, color=s["color"], alpha=0.15)
-        bad = g[g.control_invalid]
-        ax.scatter(bad.batch_size, bad.ratio, marker="x", s=80, color="red", zorder=5)
+    by: dict[str, list] = {}
+    for c in cells:
+        by.setdefault(c.id.strategy, []).append(c)
+    values = []
+    for strategy, cs in sorted(by.items()):
+        cs.sort(key=lambda c: c.id.size)
+        x = [c.id.size for c in cs]
+        y = np.asarray([c.estimate.added_s for c in cs]) * 1e6
+        lo = np.asarray([c.estimate.added_interval[0] for c in cs]) * 1e6
+        hi = np.asarray([c.estimate.added_interval[1] for c in cs]) * 1e6
+        s = styles[strategy]
+        wide = strategy == answer
+        ax.plot(
+            x,
+            y,
+            ls=s["ls"],
+            marker=s["marker"],
+            color=s["color"],
+            lw=3 if wide else 1.3,
+            zorder=5 if wide else 2,
+            label=f"{strategy} ({cs[0].id.shape})" + (" — the answer" if wide else ""),
+        )
+        ax.fill_between(x, lo, hi, color=s["color"], alpha=0.12)
+        values += list(y)
     _log(ax, "x")
+    if _spans_decades(values):
+        ax.set_yscale("symlog", linthresh=10)
+    ax.axhline(0, color="black", lw=0.8)
     ax.set(
-        title=f"Update overhead vs no-update twin, {fmt.mode_label(mode)}\n{cpu}",
-        xlabel="batch size",
-        ylabel="strategy / control per step (95 % CI)",
+        title=f"Time the update adds per step, {label(mode)} (bands: 95 % intervals)\n"
+        f"{provenance(run)}",
+        xlabel=size_axis(run),
+        ylabel="added time per step (µs)",
     )
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, ncols=2)
     return _save(fig, path)
 
 
-def step_time(cells: pd.DataFrame, mode: str, cpu: str, path: Path) -> Path:
-    rows = cells[(cells["mode"] == mode) & _timed_working(cells)]
+def step_time(run, mode: str, path: Path) -> Path | None:
+    m = run.analysis.get(mode)
+    cells = [c for c in m.cells.values() if c.status == "works" and c.role == "update"] if m else []
+    if not cells:
+        return None
+    styles = style()
     fig, (ax,) = _figure()
-    style = _style([f"{r.strategy}/{r.shape}" for r in rows.itertuples()])
-    for (strategy, shape, role), group in rows.groupby(["strategy", "shape", "role"]):
-        g = group.sort_values("batch_size")
-        s = style[f"{strategy}/{shape}"]
-        dashed = role == "layout"
-        err = [g.step_s - g.process_min_s, g.process_max_s - g.step_s]
-        ax.errorbar(
-            g.batch_size,
-            g.step_s * 1e3,
-            yerr=np.array(err) * 1e3,
-            capsize=2,
-            ls="--" if dashed else "-",
+    by: dict[str, list] = {}
+    for c in cells:
+        by.setdefault(c.id.strategy, []).append(c)
+    for strategy, cs in sorted(by.items()):
+        cs.sort(key=lambda c: c.id.size)
+        s = styles[strategy]
+        x = [c.id.size for c in cs]
+        ax.plot(
+            x,
+            [c.step_s * 1e3 for c in cs],
+            ls=s["ls"],
             marker=s["marker"],
             color=s["color"],
-            label=f"{strategy} ({shape})" + (" [control]" if dashed else ""),
+            label=f"{strategy} ({cs[0].id.shape})",
         )
+        ax.plot(x, [c.control_step_s * 1e3 for c in cs], ls=":", color=s["color"], lw=0.8)
     _log(ax, "x", "y")
     ax.set(
-        title=f"Time per step (bars: min–max over processes), {fmt.mode_label(mode)}\n{cpu}",
-        xlabel="batch size",
+        title=f"Time per step (dotted: each strategy's no-update twin), {label(mode)}\n"
+        f"{provenance(run)}",
+        xlabel=size_axis(run),
         ylabel="ms per step",
     )
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=6, ncols=2)
+    ax.legend(fontsize=7, ncols=2)
     return _save(fig, path)
 
 
-def support(verdicts: pd.DataFrame, modes: list[str], cpu: str, path: Path) -> Path:
-    """Strategy × mode panels of shapes coloured by verdict."""
+def _heatmap(ax, grid, rows, cols, texts, title):
     from matplotlib.colors import ListedColormap
+
+    colours = list(STATUS_COLOURS.values())
+    ax.imshow(
+        grid,
+        cmap=ListedColormap(colours),
+        vmin=-0.5,
+        vmax=len(colours) - 0.5,
+        aspect="auto",
+        interpolation="nearest",
+    )
+    ax.set_xticks(range(len(cols)), cols, rotation=50, ha="right", fontsize=7)
+    ax.set_yticks(range(len(rows)), rows, fontsize=7)
+    for (i, j), t in texts.items():
+        ax.text(j, i, t, ha="center", va="center", fontsize=6)
+    ax.set_title(title, fontsize=9)
+
+
+def support(run, path: Path) -> Path:
+    """Per mode, every strategy × shape, coloured by verdict (words as in the tables)."""
     from matplotlib.patches import Patch
 
-    v = verdicts[verdicts.strategy != "control"]
-    v = v[~v.strategy.isin(not_applicable(v))]  # strategies for other workloads only
-    strategies = sorted(v.strategy.unique())
-    shapes = sorted(v["shape"].unique())
+    v = run.verdicts[run.verdicts.strategy != "control"]
+    strategies = sorted(set(v.strategy))
+    shapes = sorted(set(v["shape"]))
     codes = list(STATUS_COLOURS)
     fig, axes = _figure(
-        width=3.2 * len(modes) + 2, height=0.22 * len(shapes) + 2.5, ncols=len(modes)
+        width=3.0 * len(run.modes) + 2, height=0.2 * len(shapes) + 3, ncols=len(run.modes)
     )
-    for ax, mode in zip(axes, modes):
+    for ax, mode in zip(axes, run.modes):
         grid = np.full((len(shapes), len(strategies)), np.nan)
         for r in v[v["mode"] == mode].itertuples():
-            grid[shapes.index(r.shape), strategies.index(r.strategy)] = codes.index(r.status)
-        ax.imshow(
-            grid,
-            cmap=ListedColormap(list(STATUS_COLOURS.values())),
-            vmin=-0.5,
-            vmax=len(codes) - 0.5,
-            aspect="auto",
-            interpolation="nearest",
+            grid[shapes.index(r.shape), strategies.index(r.strategy)] = codes.index(r.label)
+        _heatmap(
+            ax, grid, shapes if ax is axes[0] else [""] * len(shapes), strategies, {}, label(mode)
         )
-        ax.set_xticks(range(len(strategies)), strategies, rotation=60, ha="right", fontsize=7)
-        ax.set_yticks(
-            range(len(shapes)), shapes if ax is axes[0] else [""] * len(shapes), fontsize=6
-        )
-        ax.set_title(fmt.mode_label(mode), fontsize=9)
-    handles = [Patch(color=c, label=STATUS_CODES[s]) for s, c in STATUS_COLOURS.items()]
+    handles = [Patch(color=c, label=s) for s, c in STATUS_COLOURS.items()]
     fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8)
     fig.suptitle(
-        "Verdict of every strategy × shape (grey: cannot be written in this shape; white: not a "
-        f"shape of its layout) — {cpu}",
+        f"Verdict of every strategy × code shape (white: not a shape of its layout)\n"
+        f"{provenance(run)}",
         fontsize=10,
     )
     return _save(fig, path)
 
 
-def layout(cells: pd.DataFrame, modes: list[str], cpu: str, path: Path) -> Path:
-    rows = cells[(cells.role == "layout") & (cells.processes > 0)]
+def layout(run, path: Path) -> Path | None:
+    modes = [m for m in run.modes if run.analysis.get(m) and run.analysis[m].of_role("layout")]
+    if not modes:
+        return None
     fig, axes = _figure(width=4 * len(modes), height=4, ncols=len(modes))
-    style = _style(list(rows["shape"].unique()))
+    palette = {}
     for ax, mode in zip(axes, modes):
-        for shape, group in rows[rows["mode"] == mode].groupby("shape"):
-            g = group.sort_values("batch_size")
-            s = style[shape]
-            ax.plot(g.batch_size, g.ratio, "-", marker=s["marker"], color=s["color"], label=shape)
-            ax.fill_between(g.batch_size, g.ratio_low, g.ratio_high, color=s["color"], alpha=0.15)
+        by: dict[str, list] = {}
+        for c in run.analysis[mode].of_role("layout"):
+            by.setdefault(c.id.shape, []).append(c)
+        for shape, cs in sorted(by.items()):
+            colour = palette.setdefault(shape, OKABE_ITO[len(palette) % len(OKABE_ITO)])
+            cs.sort(key=lambda c: c.id.size)
+            x = [c.id.size for c in cs]
+            ax.plot(
+                x,
+                [c.estimate.ratio for c in cs],
+                marker=MARKERS[list(palette).index(shape)],
+                color=colour,
+                label=shape,
+            )
         _log(ax, "x", "y")
         ax.axhline(1.0, color="black", lw=1)
-        ax.set(title=fmt.mode_label(mode), xlabel="batch size")
+        ax.set(title=label(mode), xlabel=size_axis(run))
         ax.grid(True, which="both", alpha=0.3)
-    axes[0].set_ylabel("control / base control per step")
+    axes[0].set_ylabel("twin's step / base twin's step")
     axes[0].legend(fontsize=7)
-    fig.suptitle(f"Cost of the state's layout and read (no update) — {cpu}", fontsize=10)
+    fig.suptitle(
+        f"What the state's layout and read cost, no update at all\n{provenance(run)}", fontsize=10
+    )
     return _save(fig, path)
 
 
-def cost_vs_size(rows: pd.DataFrame, mode: str, cpu: str, symbol: str, path: Path) -> Path:
-    """Time per step against state size, log-log, with each cell's memory-bandwidth floor."""
+def cost_vs_size(run, rows, mode: str, path: Path) -> Path | None:
     mine = rows[rows["mode"] == mode]
+    if mine.empty:
+        return None
+    styles = style()
     fig, (ax,) = _figure()
-    style = _style([f"{r.strategy}/{r.shape}" for r in mine.itertuples()])
     for (strategy, shape), group in mine.groupby(["strategy", "shape"]):
-        g = group.sort_values("batch_size")
-        s = style[f"{strategy}/{shape}"]
-        ax.plot(g.batch_size, g.step_s * 1e3, "-", marker=s["marker"], color=s["color"],
-                label=f"{strategy} ({shape})")  # fmt: skip
-        ax.plot(g.batch_size, g.floor_s * 1e3, ":", color=s["color"], lw=1)
+        g = group.sort_values("size")
+        s = styles[strategy]
+        ax.plot(
+            g["size"],
+            g.step_s * 1e3,
+            ls=s["ls"],
+            marker=s["marker"],
+            color=s["color"],
+            label=f"{strategy} ({shape})",
+        )
+        ax.plot(g["size"], g.floor_s * 1e3, ":", color=s["color"], lw=1)
     _log(ax, "x", "y")
-    ax.set(title=f"Time per step vs state size (dotted: memory-bandwidth floor), "
-           f"{fmt.mode_label(mode)}\n{cpu}", xlabel=symbol, ylabel="ms per step")  # fmt: skip
+    ax.set(
+        title=f"Time per step vs state size (dotted: memory-bandwidth floor), {label(mode)}\n"
+        f"{provenance(run)}",
+        xlabel=size_axis(run),
+        ylabel="ms per step",
+    )
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=6, ncols=2)
+    ax.legend(fontsize=7, ncols=2)
     return _save(fig, path)
 
 
-def write_all(run, plots_dir: Path) -> list[Path]:
-    plots_dir = Path(plots_dir)
-    cpu = run.environment.get("cpu") or "?"
-    modes = list(run.plan.get("modes", []))
-    paths = [support(run.verdicts, modes, cpu, plots_dir / "support.png")]
-    cells = run.cells
-    if len(cells) and (cells.processes > 0).any():
-        for mode in modes:
-            if ((cells["mode"] == mode) & (cells.processes > 0)).any():
-                paths.append(overhead(cells, mode, cpu, plots_dir / f"overhead-{mode}.png"))
-                paths.append(step_time(cells, mode, cpu, plots_dir / f"step_time-{mode}.png"))
-        if (cells.role == "layout").any():
-            paths.append(layout(cells, modes, cpu, plots_dir / "layout.png"))
-        from bench.report.costs import floors
+def write_all(run, plots_dir: Path, answers: dict) -> list[Path]:
+    """Every plot of one workload's report; ``answers``: {mode: the answer's strategy}."""
+    from bench.report.costs import floors
 
-        rows = floors(run)
-        for mode in modes if len(rows) else []:
-            if (rows["mode"] == mode).any():
-                path = plots_dir / f"cost_vs_size-{mode}.png"
-                paths.append(cost_vs_size(rows, mode, cpu, run.symbol, path))
-    return paths
+    plots_dir = Path(plots_dir)
+    out = [support(run, plots_dir / "support.png")]
+    for mode in run.modes:
+        out.append(added(run, mode, plots_dir / f"added-{mode}.png", answers.get(mode)))
+        out.append(step_time(run, mode, plots_dir / f"step_time-{mode}.png"))
+    out.append(layout(run, plots_dir / "layout.png"))
+    rows = floors(run)
+    for mode in run.modes if len(rows) else []:
+        out.append(cost_vs_size(run, rows, mode, plots_dir / f"cost_vs_size-{mode}.png"))
+    return [p for p in out if p is not None]

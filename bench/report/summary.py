@@ -1,198 +1,222 @@
-"""summary.md: the answer first, then the evidence (pure functions: RunData -> Markdown)."""
+"""A workload's summary.md: the answer first, then correctness by kind, then the details (pure
+functions: RunData -> Markdown)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
-from bench.core import stats
-from bench.core.schema import MEANINGS
-from bench.report import answer, costs, fmt, matrix
+from bench.core.schema import KINDS
+from bench.measured.modes import MODES, label
+from bench.report import answer, costs, findings, fmt, shapes_page, words
 from bench.report.load import RunData
 
-SECTIONS = (
-    "The answer",
-    "Support matrix",
-    "What flips a verdict",
-    "What it costs",
-    "Layout",
-    "Shape screen",
-    "First call",
-    "Errors",
-    "Provenance",
-    "Plots",
-    "Missing cells and problems",
-)
+
+def provenance_line(run: RunData) -> str:
+    env, m = run.environment, run.manifest
+    load = run.load
+    quiet = (
+        f"the rest of the machine used {load['max']:.2f} CPU at most while timing"
+        if load
+        else "no timing"
+    )
+    if load and load["max"] > 0.1:
+        quiet = f"**measured while the rest of the machine used up to {load['max']:.2f} CPU**"
+    return (
+        f"Run `{m.run_id}` ({m.status}, {run.tier} tier) · MindSpore {env.get('mindspore', '?')} "
+        f"on {env.get('cpu', '?')} ({env.get('cpu_count', '?')} CPUs) · {str(m.started)[:10]} · "
+        f"`{m.command}` · {quiet} · [provenance](#provenance)"
+    )
 
 
-def _title(run: RunData, title: str) -> list[str]:
-    env = run.environment
-    status = run.manifest.status
+def correct_everywhere(run: RunData, strategy: str, mode: str) -> str:
+    v = run.verdicts
+    rows = v[(v.strategy == strategy) & (v["mode"] == mode) & (v.status != "inexpressible")]
+    works = int((rows.status == "works").sum())
+    if works == len(rows):
+        return f"yes, in all {len(rows)} shapes"
+    bad = rows[rows.status != "works"]
+    kinds = Counter(shapes_page.phrase(r) for r in bad.itertuples())
+    what = ", ".join(f"{k} in {n}" for k, n in kinds.most_common())
+    return f"in {works} of {len(rows)} shapes ({what}; none in {run.work.scope_text})"
+
+
+def answer_table(run: RunData) -> list[str]:
+    rows = []
+    for mode in run.modes:
+        c = answer.workload_answer(run, mode)
+        if c.strategy is None:
+            rows.append([label(mode), f"*{c.why}*", "–", "–", "–"])
+            continue
+        facts = run.manifest.strategies.get(c.strategy, {})
+        shape = next(
+            (
+                x["shape"]
+                for x in run.selection
+                if x["mode"] == mode and x["strategy"] == c.strategy
+            ),
+            "",
+        )
+        code = answer.code_for(run, c.strategy, shape)
+        what = f"`{code}`" + ("" if c.decided else f" — *undetermined: {c.why}*")
+        if facts.get("doc_note"):
+            what += f" ({facts['doc_note']})"
+        cost = answer.cost_phrase(run, mode, c.strategy)
+        p = f"; P(fastest) {c.p_fastest:.2f}" if c.p_fastest == c.p_fastest else ""
+        others = ", ".join(f"`{s}`" for s in c.equivalent if s != c.strategy) or "none"
+        rows.append(
+            [label(mode), what, cost + p, correct_everywhere(run, c.strategy, mode), others]
+        )
     head = [
-        f"# {title}",
-        "",
-        f"Run `{run.manifest.run_id}` ({status}) · MindSpore {env.get('mindspore', '?')} · "
-        f"{env.get('cpu', '?')} · {str(run.manifest.started)[:10]} · command "
-        f"`{run.manifest.command}` · see [Provenance](#provenance).",
+        "mode",
+        "write this",
+        "what it adds (vs the same step without the write)",
+        "correct in every shape?",
+        "equivalent alternatives",
+    ]
+    return fmt.table(head, rows)
+
+
+def by_kind(run: RunData) -> list[str]:
+    v = run.verdicts
+    v = v[(v.strategy != "control") & ~v.status.isin(["inexpressible", "broken"])]
+    cols = ["works", *(str(k) for k in KINDS), "raises", "crashes", "hangs"]
+    rows = []
+    for mode in run.modes:
+        mine = v[v["mode"] == mode]
+        counts = Counter(r.kind if r.status == "incorrect" else r.label for r in mine.itertuples())
+        rows.append(
+            [
+                label(mode) + (" (eager)" if MODES[mode].eager else ""),
+                *(str(counts.get(c, 0)) for c in cols),
+                str(len(mine)),
+            ]
+        )
+    head = ["mode", *cols, "cells"]
+    return fmt.table(head, rows)
+
+
+def _intent(run: RunData) -> list[str]:
+    v = run.verdicts
+    mine = v[(v.strategy != "control") & ~v.intended & (v.status != "inexpressible")]
+    if mine.empty:
+        return []
+    shapes = sorted(set(mine["shape"]))
+    return [
+        f"**Code that means something other than the cell's intent.** In {len(shapes)} shapes "
+        f"(e.g. `{min(shapes, key=len)}`) the read taken before the write is the Parameter "
+        "itself or a view an in-place write updates, so the code means the *new* value; each "
+        "is judged against that meaning. A read that keeps the old value is a copy "
+        "(`lim = self.limit.copy()`, the `copy` shapes).",
         "",
     ]
-    if status != "complete":
-        head += [f"> **This run is {status}**: some cells are missing (listed at the end).", ""]
-    return head
 
 
 def _errors(run: RunData) -> list[str]:
     v = run.verdicts
     rows = v[v.status == "raises"]
-    if rows.empty:
-        return ["No strategy raised an error.", ""]
     out = []
-    for failure, group in rows.groupby("failure"):
-        example = group.iloc[0]
-        where = sorted({f"`{r.strategy}` {fmt.mode_label(r.mode)}" for r in group.itertuples()})
+    for outcome, g in rows.groupby("outcome"):
+        where = sorted({f"`{r.strategy}` {label(r.mode)}" for r in g.itertuples()})
         out += [
-            f"- **{failure.split(': ', 1)[-1]}** ({len(group)} shapes: {', '.join(where)}):",
+            f"- **{outcome.split(': ', 1)[-1]}** ({len(g)} shapes: {', '.join(where)}):",
             "",
             "  ```",
-            f"  {example.detail}",
+            f"  {g.iloc[0].detail}",
             "  ```",
             "",
         ]
-    return out
+    return out or ["No strategy raised an error.", ""]
 
 
-def _provenance(run: RunData, n_boot: int) -> list[str]:
+def _provenance(run: RunData) -> list[str]:
     env, m = run.environment, run.manifest
-    precision = ", ".join(f"{k}={v}" for k, v in m.plan.get("precision", {}).items())
-    phases = ", ".join(f"{k} {v:.0f} s" for k, v in m.phases.items())
+    p = run.plan.get("precision", {})
     facts = [
         ["run", f"`{m.run_id}` ({m.status}), started {m.started}, finished {m.finished or '–'}"],
-        ["first measurement", str(env.get("first_measurement"))],
-        ["wall time per phase", phases or "–"],
+        ["wall time per phase", ", ".join(f"{k} {v:.0f} s" for k, v in m.phases.items()) or "–"],
         ["command", f"`{m.command}`"],
+        [
+            "tier",
+            f"{p.get('tier')}: {p.get('processes')} processes × {p.get('rounds')} rounds "
+            f"per cell, then up to {p.get('stages')} stages for open decisions",
+        ],
         ["machine", f"{env.get('cpu')}, {env.get('cpu_count')} CPUs, {env.get('platform')}"],
-        ["threads", ", ".join(f"{k}={v}" for k, v in (env.get("threads") or {}).items())],
+        [
+            "machine load while timing",
+            f"median {run.load.get('median', 0):.2f}, max "
+            f"{run.load.get('max', 0):.2f} CPUs of others"
+            if run.load
+            else "–",
+        ],
         [
             "versions",
             f"Python {env.get('python')}, MindSpore {env.get('mindspore')}, NumPy "
             f"{env.get('numpy')}, pytest-benchmark {env.get('pytest_benchmark')}",
         ],
-        ["git commit", f"{env.get('commit')}" + (" (dirty)" if env.get("dirty") else "")],
-        ["precision", precision],
+        ["suite commit", m.suite_commit or "–"],
+        ["margin", run.margin.describe()],
     ]
     return [
         *fmt.table(["", ""], facts),
-        "**Step time** is throughput: a round times a block of k steps synchronized once at its "
-        "end (k fixed per control and batch size for the whole run); per-step = block / k. Each "
-        "round's paired no-update block (same layout, same read, same state) runs right before or "
-        "after it in random order. **Intervals** are 95 % two-level bootstrap intervals (resample "
-        f"processes, then rounds; {n_boot} resamples), so they cover between-process spread. In "
-        "each process a cell gets the rounds a pilot of paired rounds says the target needs (the "
-        "pilot's ratios are in each timing record, `pilot_ratios`; runs before pilots, and "
-        "`--quick` runs, give every cell `cell_seconds` of rounds), at most `cell_seconds` of "
-        "them; a cell gets more processes until its overhead interval is narrower than the "
-        "target or the maximum is reached.",
+        "Step times are throughput: a block of k steps synchronized once at its end. Each "
+        "round times a block of the strategy and one of its twin in ABBA order, both after "
+        "the same untimed state copy; a cell's value is the weighted mean of its processes' "
+        "median per-round log-ratio, with a random-effects 95 % interval whose between-"
+        "process variance is pooled over the mode's cells.",
         "",
     ]
 
 
-def _timed_failures(run: RunData) -> list[str]:
-    """Shapes the gate passed whose timed cells then failed the final-state check."""
-    cells = run.cells
-    if not len(cells):
-        return []
-    bad = cells[(cells.status == "incorrect") & (cells.role == "update")]
-    out = []
-    for (strategy, shape, mode), group in bad.groupby(["strategy", "shape", "mode"]):
-        sizes = ", ".join(str(n) for n in sorted(group.batch_size))
-        first = str(group.detail.iloc[0]).split("; ")[0]
-        out.append(
-            f"- `{strategy}` (`{shape}`) {fmt.mode_label(mode)}, N = {sizes}: {fmt.cell(first)}"
-        )
-    return out
-
-
-def _missing(run: RunData) -> list[str]:
-    cells = run.cells
-    bad = cells[cells.status != "works"] if len(cells) else cells
-    lines = []
-    for r in bad.itertuples():
-        details = str(r.detail).split("; ")
-        more = f" (and {len(details) - 1} more processes)" if len(details) > 1 else ""
-        lines.append(
-            f"- `{r.strategy}` (`{r.shape}`) {fmt.mode_label(r.mode)} N={r.batch_size}: "
-            f"{r.status}: {details[0]}{more}"
-        )
-    lines += [f"- problem: {p}" for p in run.problems]
-    return (lines or ["- none"]) + [""]
-
-
-def render(
-    run: RunData,
-    title: str,
-    plots: list[str],
-    links: dict,
-    pages: dict,
-    n_boot: int = stats.N_BOOTSTRAP,
-) -> str:
-    table, _ = answer.answer_table(run, n_boot)
-    rules, explained = answer.shape_rules(run)
-    silent = answer.failure_lines(run, "incorrect", links.get("failures", {}), explained)
-    raises = answer.failure_lines(run, "raises", links.get("failures", {}))
-    crashes = answer.failure_lines(run, "crashed", links.get("failures", {}))
-    out = _title(run, title)
-    out += ["## The answer", "", *table]
+def render(run: RunData, title: str, plots: list[str], links: dict, pages: dict) -> str:
+    out = [
+        f"# {title}",
+        "",
+        provenance_line(run),
+        "",
+        " · ".join(f"[{t}]({p})" for t, p in pages.items()),
+        "",
+    ]
+    out += ["## The answer", "", *answer_table(run)]
     out += [
-        "Each strategy is timed in the fastest of its working code shapes (see Shape screen) "
-        "against its no-update twin; ties (not significantly slower at any batch size) are broken "
-        "by simplicity. [Every shape of every strategy]"
-        f"({pages.get('shapes', 'shapes.md')}).",
+        f"*Write this*: the simplest correct API whose added time is equivalent to the fastest "
+        f"working strategy's (within {run.margin.describe()}, 95 % confidence) at every size, "
+        "documented for the CPU; undetermined where the data cannot tell. *Correct*: computes "
+        "what the code means, in every code shape, in every gate process and after every timed "
+        "step.",
         "",
     ]
-    if rules:
-        out += ["**Code shapes that fail for every strategy that has them**:", "", *rules, ""]
-    if silent:
-        head = "**Silent failures** (no error; the output or the Parameter is wrong)"
-        out += [head + (", besides those rules:" if rules else ":"), "", *silent, ""]
-    timed = _timed_failures(run)
-    if timed:
+    entries = findings.entries(run)
+    out += ["## Correctness by kind", "", "Strategy × shape cells per mode:", "", *by_kind(run)]
+    out += _intent(run)
+    if entries:
         out += [
-            "**Passed the gate, wrong while timed** (the gate's steps matched the reference; the "
-            "state after the timed steps did not, so these cells are not timed as working):",
-            "",
-            *timed,
+            "What diverges (one line per finding; expected vs observed, minimal pair and "
+            "repro in [the findings](../findings.md)):",
             "",
         ]
-    if raises:
-        out += ["**Errors** (full text under Errors):", "", *raises, ""]
-    if crashes:
-        out += ["**Crashes** (the process dies):", "", *crashes, ""]
-    finding = costs.layout_finding(run)
-    if finding:
-        repro = links.get("layout")
-        out += [f"**Layout.** {finding}" + (f" [Repro]({repro})." if repro else ""), ""]
-    legend = [f"- **{s}**: {MEANINGS[s]}" for s in MEANINGS if str(s) in set(run.verdicts.status)]
-    out += [
-        "## Support matrix",
-        "",
-        "Shapes per strategy and mode:",
-        "",
-        *matrix.support(run),
-        *legend,
-        "",
-    ]
-    out += ["## What flips a verdict", "", *matrix.pairs_section(run, links.get("shapes", {}))]
-    out += ["## What it costs", "", *costs.per_mode(run)]
-    state = costs.big_state(run)
-    if state:
-        out += ["## Against the memory-bandwidth floor", "", *state]
-    out += ["## Layout", "", *costs.layout(run)]
-    out += ["## Shape screen", "", *costs.screen(run)]
-    out += ["## First call", "", *costs.first_call(run)]
-    out += ["## Errors", "", *_errors(run)]
-    out += ["## Provenance", "", *_provenance(run, n_boot)]
-    out += ["## Plots", "", *(f"![{Path(p).stem}]({p})" for p in plots), ""]
-    out += ["## Missing cells and problems", "", *_missing(run)]
-    related = pages.get("related", [])
-    if related:
-        out += ["## Related pages", "", *related, ""]
-    return "\n".join(out)
+        for e in entries:
+            modes = ", ".join(map(label, e.modes))
+            names = ", ".join(f"`{s}`" for s in e.strategies)
+            out.append(
+                f"- [{e.title}](../findings.md#{e.slug}): {names} in {modes}"
+                + (" (eager mode)" if e.eager else "")
+            )
+        out.append("")
+    out += ["## Details", "", "### Support matrix", "", *shapes_page.support(run)]
+    out += ["### What it costs", "", *costs.per_mode(run)]
+    for head, lines in (
+        ("Calibration (A/A)", costs.calibration(run)),
+        ("Against the memory-bandwidth floor", costs.big_state(run)),
+        ("Layout", costs.layout(run)),
+        ("Shape screen", costs.screen(run)),
+        ("First call", costs.first_call(run)),
+    ):
+        if lines:
+            out += [f"### {head}", "", *lines]
+    out += ["### Errors", "", *_errors(run), "### Provenance", "", *_provenance(run)]
+    out += ["### Plots", "", *(f"![{Path(p).stem}]({p})" for p in plots), ""]
+    missing = [f"- problem: {p}" for p in run.problems] or ["- none"]
+    out += ["### Missing cells and problems", "", *missing, ""]
+    text = "\n".join(out)
+    return text + "\n## Glossary\n\n" + "\n".join(words.glossary(text)) + "\n"
