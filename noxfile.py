@@ -1,4 +1,6 @@
-"""Sessions: `nox -s bench` measures and reports, `nox -s tests` checks, `nox -s lint` lints."""
+"""Sessions: `bench` measures and reports, `tests` checks (fast), `conformance` gates every shape of
+every workload against the recorded verdicts, `lint` lints; `report`, `compare`, `repro` and the
+release matrix work on recorded runs."""
 
 from __future__ import annotations
 
@@ -34,6 +36,41 @@ def bench(session: nox.Session) -> None:
     _bench(session, *session.posargs)
 
 
+@nox.session
+def tests(session: nox.Session) -> None:
+    """The test suite without the full conformance gate (a few minutes)."""
+    _install(session, "measure", "report", "test")
+    session.run("python", "-m", "pytest", "-m", "not conformance", *session.posargs)
+
+
+@nox.session
+def conformance(session: nox.Session) -> None:
+    """Every shape of every workload against expected/, the committed repros, the reports."""
+    _install(session, "measure", "report", "test")
+    session.run("python", "-m", "pytest", "-m", "conformance", *session.posargs)
+
+
+@nox.session
+def report(session: nox.Session) -> None:
+    """Rebuild a run's report (default: the newest run; --publish for the reference report)."""
+    _install(session, "measure", "report")  # MindSpore: repro scripts are rendered from strategies
+    session.run("python", "-m", "bench.report", *session.posargs)
+
+
+@nox.session
+def repro(session: nox.Session) -> None:
+    """Write one cell's reproduction script: `nox -s repro -- RUN_DIR STRATEGY@SHAPE-MODE`."""
+    _install(session, "measure", "report")
+    session.run("python", "-m", "bench.report.repro", *session.posargs)
+
+
+@nox.session
+def compare(session: nox.Session) -> None:
+    """Compare two runs cell by cell: `nox -s compare -- RUN_A RUN_B [--only-changed]`."""
+    _install(session, "report")
+    session.run("python", "-m", "bench.report.compare", *session.posargs)
+
+
 @nox.session(tags=["releases"])
 @nox.parametrize("mindspore", RELEASES)
 def bench_release(session: nox.Session, mindspore: str) -> None:
@@ -49,27 +86,6 @@ def releases(session: nox.Session) -> None:
     """Write results/releases.md: verdicts and overhead per MindSpore release (newest runs)."""
     _install(session, "report")
     session.run("python", "-m", "bench.report.releases", "results/releases", *session.posargs)
-
-
-@nox.session
-def tests(session: nox.Session) -> None:
-    """Run the test suite: conformance gate of every shape, harness end to end, report."""
-    _install(session, "measure", "report", "test")
-    session.run("python", "-m", "pytest", *session.posargs)
-
-
-@nox.session
-def report(session: nox.Session) -> None:
-    """Rebuild a run's report (default: the newest run; --publish for the reference report)."""
-    _install(session, "report")
-    session.run("python", "-m", "bench.report", *session.posargs)
-
-
-@nox.session
-def compare(session: nox.Session) -> None:
-    """Compare two runs cell by cell: `nox -s compare -- RUN_A RUN_B [--only-changed]`."""
-    _install(session, "report")
-    session.run("python", "-m", "bench.report.compare", *session.posargs)
 
 
 @nox.session

@@ -1,15 +1,20 @@
+"""Test tiers: a test module that needs MindSpore says so (``pytestmark =
+pytest.mark.mindspore``) and takes the ``ms`` fixture; the full conformance gate is marked
+``conformance`` and runs in ``nox -s conformance``. Everything else needs neither."""
+
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from bench.core import records
 from bench.core.paths import ROOT
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+RUN = FIXTURES / "runs" / "complete"
 
 
 @pytest.fixture(scope="session")
@@ -25,18 +30,22 @@ def fixture_strategies() -> Path:
     return FIXTURES / "strategies"
 
 
-@pytest.fixture(scope="session")
-def gate_runs(ms, tmp_path_factory):
-    """The harness's own gate of every strategy × shape × mode, for every workload: one
-    `python -m bench --gate-only` (forked worker processes), as a newcomer runs it."""
-    results = tmp_path_factory.mktemp("gates")
-    done = subprocess.run(
-        [sys.executable, "-m", "bench", "--gate-only", "--results-dir", str(results)],
-        cwd=ROOT, capture_output=True, text=True, timeout=3600,
-    )  # fmt: skip
-    assert done.returncode in (0, 1), done.stderr[-3000:]
-    runs = {}
-    for run in sorted((results / "raw").iterdir()):
-        verdicts = records.read_verdicts(run, [])
-        runs[verdicts[0].workload] = (run, verdicts)
-    return runs, done
+@pytest.fixture
+def run_copy(tmp_path) -> Path:
+    """A writable copy of the fixture run, as ``<tmp>/raw/<run-id>``."""
+    target = tmp_path / "raw" / RUN.name
+    shutil.copytree(RUN, target)
+    return target
+
+
+def bench(*args, timeout=900, cwd=ROOT, **kw) -> subprocess.CompletedProcess:
+    """``python -m bench ARGS`` as a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "bench", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        **kw,
+    )

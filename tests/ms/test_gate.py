@@ -1,0 +1,95 @@
+"""The gate on chosen variants: what each mode computes against what the code means (MindSpore
+on the CPU; a few compiles each, not the whole matrix: that is ``nox -s conformance``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.core.schema import signature
+from bench.measured import discovery, modes, workloads
+from bench.measured.shapes.codegen import load_variant
+from bench.run import gate
+from bench.run.plan import Item
+
+pytestmark = pytest.mark.mindspore
+CLIP = workloads.get("clip")
+
+
+def observe(tmp_path, strategy, shape, mode, folder=None, work=CLIP):
+    s = discovery.load(strategy, folder) if folder else discovery.load(strategy)
+    (variant,), _ = work.variants(s, tmp_path, only={shape})
+    item = Item(strategy, variant.shape.name, variant.path, variant.layout,
+                meaning=variant.meaning, dims=variant.shape.values)  # fmt: skip
+    found = gate.check(load_variant(variant.path), work, modes.get(mode), item)
+    return signature(found.status, found.kind, found.detail), found
+
+
+def test_the_original_report_reproduces(ms, tmp_path):
+    """set_data in construct fails to compile in GRAPH_MODE with the report's message, and the
+    same code computes what it means in PYNATIVE_MODE."""
+    got, found = observe(tmp_path, "set_data", "inline-param-after-expr", "graph")
+    assert got.startswith("raises: RuntimeError: Failed to compile in GRAPH_MODE")
+    assert "'Parameter' object's method 'set_data' is not supported in 'construct'" in found.detail
+    assert observe(tmp_path, "set_data", "inline-param-after-expr", "pynative")[0] == "works"
+
+
+@pytest.mark.parametrize("mode", ["pynative", "pynative_blocking"])
+def test_a_read_before_an_in_place_write_sees_it_in_eager_modes(ms, tmp_path, mode):
+    """The clip's `order=before` shapes: under eager semantics an alias and a view see the write,
+    so PYNATIVE computes what the code means (the old oracle called these wrong)."""
+    for shape in ("inline-alias-before-expr", "inline-view-before-expr"):
+        assert observe(tmp_path, "index_add", shape, mode)[0] == "works", shape
+
+
+@pytest.mark.parametrize("mode", ["graph", "jit_ast"])
+def test_a_view_before_the_write_keeps_the_old_value_in_graphs(ms, tmp_path, mode):
+    """A minimal pair: the alias sees the write, the view (`reshape`) does not: a stale read."""
+    assert observe(tmp_path, "index_add", "inline-alias-before-expr", mode)[0] == "works"
+    got, found = observe(tmp_path, "index_add", "inline-view-before-expr", mode)
+    assert got == "incorrect: stale read"
+    assert "the clip used [-1, 1]" in found.detail and "from before the write" in found.detail
+
+
+@pytest.mark.parametrize("mode", ["graph", "pynative"])
+def test_a_copy_keeps_the_old_value(ms, tmp_path, mode):
+    assert observe(tmp_path, "assign", "inline-copy-before-expr", mode)[0] == "works"
+
+
+@pytest.mark.parametrize(
+    "name, want",
+    [
+        ("unchanged", "incorrect: write dropped"),
+        ("wrong_value", "incorrect: wrong value"),
+        ("wrong_output", "incorrect: future read"),  # it writes, then clips with the new limit
+        ("raises_in_init", "raises: ValueError: deliberately broken __init__"),
+        ("raises_in_step", "raises: RuntimeError: deliberately broken step"),
+    ],
+)
+def test_the_gate_names_the_kind(ms, tmp_path, fixture_strategies, name, want):
+    s = discovery.load(name, fixture_strategies)
+    shape = "as-written" if s.custom else "inline-param-after-expr"
+    got, found = observe(tmp_path, name, shape, "pynative", fixture_strategies)
+    assert got == want, found.detail
+
+
+def test_bytecode_capture_records_graph_breaks_and_fullgraph(ms, tmp_path):
+    _, found = observe(tmp_path, "assign", "helper-param-after-arg", "jit_bytecode")
+    breaks = found.diagnostics["graph_breaks"]
+    assert isinstance(breaks, dict) and "construct" in breaks
+    full = found.diagnostics["fullgraph"]
+    assert full == "compiles" or "Unsupported" in full
+
+
+def test_a_twin_computes_the_new_value_and_writes_nothing(ms, tmp_path):
+    twin = CLIP.twin(CLIP.shapes("scalar")[0], "scalar")
+    variant = CLIP.twin_variant(twin, tmp_path)
+    item = Item("control", twin.name, variant.path, "scalar", update=False, meaning="before")
+    found = gate.check(load_variant(variant.path), CLIP, modes.get("graph"), item)
+    assert found.status == "works", found.detail
+
+
+@pytest.mark.parametrize("name", ["brn", "kvcache", "ema"])
+def test_the_other_workloads_gate_a_working_write(ms, tmp_path, name):
+    work = workloads.get(name)
+    shape = "full-inline" if name == "kvcache" else work.shapes("scalar")[0].name
+    assert observe(tmp_path, "assign", shape, "graph", work=work)[0] == "works"

@@ -1,0 +1,110 @@
+"""Batch Renormalization trains through its state writes in GRAPH_MODE; the big-state references
+and the bandwidth floor; a reproduction script says NOT REPRODUCED when it sees anything else."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from bench.core import bandwidth as floor
+from bench.measured import discovery, modes, workloads
+from bench.measured.shapes import bundle
+from bench.measured.shapes.codegen import load_variant
+from bench.measured.workloads.brn import spec as brn_spec
+from bench.run import bandwidth
+
+pytestmark = pytest.mark.mindspore
+
+
+def test_schedule_ramps_then_holds():
+    assert brn_spec.schedule(0) == (1.0, 0.0)
+    assert brn_spec.schedule(brn_spec.RAMP_STEPS // 2) == pytest.approx((2.0, 2.5))
+    assert brn_spec.schedule(10 * brn_spec.RAMP_STEPS) == (3.0, 5.0)
+
+
+@pytest.mark.parametrize(
+    "strategy, shape", [("assign", "inline-param-construct"), ("index_add", "helper-view-method")]
+)
+def test_training_step_in_graph_mode_matches_numpy(ms, strategy, shape, tmp_path):
+    """forward + backward (value_and_grad) + SGD in GRAPH_MODE: state writes survive autodiff."""
+    work = workloads.get("brn")
+    variants, _ = work.variants(discovery.load(strategy), tmp_path, only={shape})
+    modes.get("graph").activate()
+    net = load_variant(variants[0].path)()
+    lr, n = 0.1, 8
+    weights = np.random.default_rng(5).standard_normal((n, 3, 32, 32)).astype(np.float32)
+    w = ms.Tensor(weights)
+
+    def loss_fn(x):
+        return (net(x) * w).mean()
+
+    params = net.trainable_params()
+    assert [p.name for p in params] == ["gamma", "beta"]
+    grad_fn = ms.value_and_grad(loss_fn, None, params)
+    optimizer = ms.nn.SGD(params, learning_rate=lr)
+
+    @ms.jit
+    def train_step(x):
+        loss, grads = grad_fn(x)
+        optimizer(grads)
+        return loss, grads
+
+    gamma, beta = np.ones(3, np.float32), np.zeros(3, np.float32)
+    state = brn_spec.State.initial()
+    for step in range(1, 26):
+        x = brn_spec.make_batch(n, seed=step)
+        y, state, cache = brn_spec.train_step(x, gamma, beta, state)
+        dgamma, dbeta = brn_spec.param_grads(weights / weights.size, cache)
+        loss, (g_gamma, g_beta) = train_step(ms.Tensor(x))
+        where = f"step {step}"
+        assert float(loss.asnumpy()) == pytest.approx(float((y * weights).mean()), rel=1e-3), where
+        np.testing.assert_allclose(g_gamma.asnumpy(), dgamma, rtol=1e-3, atol=1e-6, err_msg=where)
+        np.testing.assert_allclose(g_beta.asnumpy(), dbeta, rtol=1e-3, atol=1e-6, err_msg=where)
+        gamma, beta = gamma - lr * dgamma, beta - lr * dbeta
+        observed = net.state()
+        for key, want in state.as_dict().items():
+            np.testing.assert_allclose(observed[key], np.reshape(want, -1), rtol=1e-4, atol=1e-5,
+                                       err_msg=f"{key} {where}")  # fmt: skip
+    assert state.r_max == 3.0  # the schedule ran to its end within the test
+
+
+def test_the_floor_uses_the_bandwidth_of_the_nearest_size_above():
+    bw = {"points": [{"array_bytes": 2**20, "copy_GBs": 20.0, "triad_GBs": 30.0},
+                     {"array_bytes": 2**26, "copy_GBs": 10.0, "triad_GBs": 12.0}]}  # fmt: skip
+    assert floor.floor_seconds(bw, 2**19) == pytest.approx(2**19 / 20e9)
+    assert floor.floor_seconds(bw, 2**22, "triad") == pytest.approx(2**22 / 12e9)
+    assert floor.floor_seconds(bw, 2**30) == pytest.approx(2**30 / 10e9)  # beyond: largest
+
+
+def test_measured_bandwidth_is_positive():
+    result = bandwidth.measure([2**20])
+    assert result["points"][0]["copy_GBs"] > 0 and result["llc_bytes"] > 0
+
+
+def _script(tmp_path, strategy, shape, mode, recorded, meaning="before"):
+    work = workloads.get("clip")
+    (variant,), _ = work.variants(discovery.load(strategy), tmp_path / "v", only={shape})
+    text = (open(variant.path).read() + f"\n\nMODE = {mode!r}\nMEANING = {meaning!r}\n"
+            f"RECORDED = {recorded!r}\n" + work.driver())  # fmt: skip
+    suite = bundle.suite_module(bundle.bench_imports(text))
+    (tmp_path / "clip_suite.py").write_text(suite)
+    path = tmp_path / "repro.py"
+    path.write_text(bundle.script(text, "clip_suite"))
+    return subprocess.run([sys.executable, str(path)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300, check=False)  # fmt: skip
+
+
+def test_a_repro_reproduces_only_what_it_recorded(ms, tmp_path):
+    stale = {"status": "incorrect", "kind": "stale read", "detail": ""}
+    done = _script(tmp_path, "index_add", "inline-view-before-expr", "graph", stale, "after")
+    assert done.returncode == 0 and "\nREPRODUCED: incorrect: stale read" in done.stdout
+    assert "from bench" not in (tmp_path / "repro.py").read_text()
+    works = {"status": "works", "kind": "", "detail": ""}
+    wrong = _script(tmp_path, "index_add", "inline-view-before-expr", "graph", works, "after")
+    assert wrong.returncode == 1 and "NOT REPRODUCED: observed incorrect: stale read" in wrong.stdout
+    raises = {"status": "raises", "kind": "", "detail": "step 1: ValueError: something else"}
+    other = _script(tmp_path, "set_data", "inline-param-after-expr", "graph", raises)
+    assert other.returncode == 1 and "NOT REPRODUCED" in other.stdout  # another error fails

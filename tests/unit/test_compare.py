@@ -1,0 +1,55 @@
+"""Comparing two runs: provenance first, analytic p-values that can flag one cell after the
+correction over every cell, --fail-above (the fixture run and a copy of it with one cell made
+slower; no MindSpore)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from bench.report import compare, load
+from tests.conftest import RUN
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("cmp")
+    a = root / "raw" / "20260101T000000Z-aaaa"
+    b = root / "raw" / "20260101T000001Z-bbbb"
+    shutil.copytree(RUN, a)
+    shutil.copytree(RUN, b)
+    path = b / "timing" / "graph-p0.json"
+    data = json.loads(path.read_text())
+    for bench in data["benchmarks"]:
+        info = bench["extra_info"]
+        if (info["strategy"], info["batch_size"]) == ("assign", 64):  # one cell 50 % slower
+            info["step_s"] = [s * 1.5 for s in info["step_s"]]
+            bench["stats"]["data"] = info["step_s"]
+    path.write_text(json.dumps(data))
+    return root, a, b
+
+
+def test_a_run_compared_with_itself_has_no_change(runs):
+    _, a, _ = runs
+    table = compare.compare(load.load(a), load.load(a))
+    assert len(table) and (table.ratio == 1).all() and (table.q >= 0.05).all()
+
+
+def test_one_regressed_cell_is_found_after_the_correction(runs):
+    _, a, b = runs
+    table = compare.compare(load.load(a), load.load(b))
+    flagged = table[table.q < 0.05]
+    assert list(zip(flagged.strategy, flagged["size"])) == [("assign", 64)]
+    assert flagged.ratio.iloc[0] == pytest.approx(1.5, rel=0.02)
+
+
+def test_the_command_prints_provenance_first_and_fails_above(runs, capsys):
+    root, a, b = runs
+    code = compare.main([a.name, b.name, "--results-dir", str(root), "--fail-above", "0.3"])
+    out, err = capsys.readouterr()
+    assert code == 1 and out.index("## How the runs differ") < out.index("## Cells timed")
+    assert "assign (inline-param-after-expr) · graph · size 64: overhead +5" in err
+    assert compare.main([a.name, b.name, "--results-dir", str(root), "--fail-above", "0.6"]) == 0
+    assert compare.main(["nope", b.name, "--results-dir", str(root)]) == 2

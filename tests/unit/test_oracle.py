@@ -1,0 +1,105 @@
+"""The oracle: each step judged against what the code means, from the state the cell really had;
+kinds named, values used recorded (no MindSpore)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bench.core.schema import Kind, signature
+from bench.measured.oracle import AFTER, BEFORE, judge, verdict
+from bench.measured.workloads.clip.runtime import RUNTIME as CLIP
+
+N = 8192
+
+
+def step(meaning, before, out_limit, after_limit, lo=None, earlier=None, index=1):
+    state = {"limit": np.asarray([before], np.float32)}
+    expected = CLIP.expect(N, index - 1, state, meaning)
+    (x,) = expected.inputs
+    out = np.clip(x, -(out_limit if lo is None else lo), out_limit)
+    return judge(CLIP, expected, state, out, {"limit": np.asarray([after_limit], np.float32)},
+                 N, index, earlier)  # fmt: skip
+
+
+NEW = float(CLIP.expect(N, 0, {"limit": np.asarray([1.0])}, BEFORE).after["limit"][0])
+
+
+def test_the_code_means_the_new_limit_and_the_mode_computes_it():
+    s = step(AFTER, 1.0, NEW, NEW)
+    assert s.ok and not s.kinds(AFTER)
+
+
+def test_a_view_that_kept_the_old_value_is_a_stale_read():
+    s = step(AFTER, 1.0, 1.0, NEW)
+    assert s.output == BEFORE and s.kinds(AFTER) == [Kind.STALE_READ]
+    assert "the clip used [-1, 1]" in s.note and "from before the write" in s.note
+
+
+def test_a_snapshot_that_saw_the_write_is_a_future_read():
+    s = step(BEFORE, 1.0, NEW, NEW)
+    assert s.kinds(BEFORE) == [Kind.FUTURE_READ]
+
+
+def test_an_unchanged_parameter_is_a_dropped_write_and_says_the_values():
+    s = step(BEFORE, 1.0, 1.0, 1.0)
+    assert s.state == {"limit": "unchanged"} and s.kinds(BEFORE) == [Kind.WRITE_DROPPED]
+    assert "limit = 1, the code writes 1.8192 (unchanged)" in s.note
+
+
+def test_a_parameter_written_wrong_is_a_wrong_value():
+    s = step(BEFORE, 1.0, 1.0, 2.5)
+    assert s.state == {"limit": "other"} and s.kinds(BEFORE) == [Kind.WRONG_VALUE]
+
+
+def test_two_reads_that_see_different_values_are_a_wrong_output():
+    s = step(AFTER, 1.0, NEW, NEW, lo=1.0)
+    assert s.output == "other" and s.kinds(AFTER) == [Kind.WRONG_OUTPUT]
+    assert "[-1, 1.8192]" in s.note and "no reading of the state gives it" in s.note
+
+
+def test_a_read_older_than_the_step_is_a_stale_read_named_by_its_step():
+    older = {1: np.clip(CLIP.expect(N, 1, {"limit": np.asarray([1.0])}, BEFORE).inputs[0], -1, 1)}
+    s = step(BEFORE, NEW, 1.0, 3.0, earlier=older, index=2)
+    assert s.older == 1 and Kind.STALE_READ in s.kinds(BEFORE)
+    assert "before step 1" in s.note
+
+
+def test_a_run_of_steps_gets_the_first_kind_and_counts_the_rest():
+    third = float(CLIP.expect(N, 1, {"limit": np.asarray([NEW])}, AFTER).after["limit"][0])
+    steps = [step(AFTER, 1.0, 1.0, NEW), step(AFTER, NEW, third, third, index=2)]
+    found = verdict(steps, AFTER, "N")
+    assert found.status == "incorrect" and found.kind == "stale read"
+    assert found.detail.startswith("stale read at step 1 (N=8192)")
+    assert signature(found.status, found.kind) == "incorrect: stale read"
+    assert verdict([steps[1]], AFTER, "N").status == "works"
+
+
+@pytest.mark.parametrize(
+    "status, kind, detail, want",
+    [
+        ("works", "", "", "works"),
+        ("incorrect", "write dropped", "x", "incorrect: write dropped"),
+        ("raises", "", "step 1 (N=8): RuntimeError: Failed to compile in GRAPH_MODE because the "
+         "'Parameter' object's", "raises: RuntimeError: Failed to compile in GRAPH_MODE because "
+         "the 'Parameter'"),
+        ("crashed", "", "died with SIGSEGV", "crashed"),
+    ],
+)  # fmt: skip
+def test_a_signature_compares_what_a_verdict_is(status, kind, detail, want):
+    assert signature(status, kind, detail) == want
+
+
+@pytest.mark.parametrize("name", ["brn", "kvcache", "ema"])
+def test_every_workload_reference_is_consistent_from_its_initial_state(name):
+    from bench.measured import workloads
+
+    work = workloads.get(name)
+    size = work.gate_schedule[0][0]
+    state = work.initial_state(size)
+    e = work.expect(size, 0, state, work.intent)
+    assert work.matches(e.output, e.output)
+    changed = [k for k in e.after if not work.matches(e.after[k], np.asarray(state[k]))]
+    assert changed, "the update changes some state"
+    twin = work.expect(size, 0, state, work.intent, update=False)
+    assert all(work.matches(twin.after[k], np.asarray(state[k])) for k in twin.after)

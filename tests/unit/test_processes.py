@@ -1,0 +1,85 @@
+"""Worker processes and forked children survive crashes and hangs; a harness bug stops the run
+(a fake worker and plain Python work, no MindSpore)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bench.run import forked
+from bench.run.plan import Item, Job
+from bench.run.supervisor import Supervisor
+
+FAKE = (str(Path(__file__).resolve().parents[1] / "fixtures" / "fake_worker.py"),)
+
+
+def job(tmp_path, *names) -> Job:
+    items = tuple(Item(s.split("/")[0], s.split("/")[1], "", "scalar") for s in names)
+    return Job("gate", "run", "clip", "graph", str(tmp_path / "out.jsonl"), items)
+
+
+def done(tmp_path) -> list[str]:
+    path = tmp_path / "logs" / "done.txt"
+    return path.read_text().split() if path.exists() else []
+
+
+def test_a_crash_costs_only_its_item_and_the_rest_run_in_a_new_process(tmp_path):
+    sup = Supervisor(tmp_path / "logs", timeout=30, worker=FAKE)
+    failures = sup.run(job(tmp_path, "a/1", "crash/always", "b/2"), "gate")
+    assert [(f.item.key, f.status) for f in failures] == [("crash/always", "crashed")]
+    assert "SIGSEGV" in failures[0].detail
+    assert done(tmp_path) == ["a/1", "b/2"]
+
+
+def test_a_crash_that_does_not_happen_again_alone_costs_nothing(tmp_path):
+    sup = Supervisor(tmp_path / "logs", timeout=30, worker=FAKE)
+    assert sup.run(job(tmp_path, "a/1", "crash/once", "b/2"), "gate") == []
+    assert sorted(done(tmp_path)) == ["a/1", "b/2", "crash/once"]
+
+
+def test_a_hang_is_stopped_after_the_timeout(tmp_path):
+    sup = Supervisor(tmp_path / "logs", timeout=2, worker=FAKE)
+    start = time.monotonic()
+    failures = sup.run(job(tmp_path, "hang/1", "a/1"), "gate")
+    assert [(f.item.key, f.status) for f in failures] == [("hang/1", "timeout")]
+    assert "no progress for 2 s" in failures[0].detail
+    assert done(tmp_path) == ["a/1"] and time.monotonic() - start < 30
+
+
+def test_a_harness_bug_stops_the_run_with_its_log(tmp_path):
+    sup = Supervisor(tmp_path / "logs", timeout=30, worker=FAKE)
+    with pytest.raises(forked.HarnessError, match="harness broke"):
+        sup.run(job(tmp_path, "broken/1", "a/1"), "gate")
+
+
+def _work(item):
+    if item == "segv":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if item == "exit":
+        os._exit(3)
+    if item == "hang":
+        time.sleep(60)
+    print(item, file=sys.stderr)
+
+
+def test_forked_children_isolate_crashes_exits_and_hangs():
+    failed = []
+    forked.run_isolated(["a", "segv", "b", "exit", "hang", "c"], _work, 2.0,
+                        lambda item, status, detail: failed.append((item, status, detail)))  # fmt: skip
+    assert [(i, s) for i, s, _ in failed] == [("segv", "crashed"), ("exit", "crashed"),
+                                               ("hang", "timeout")]  # fmt: skip
+    assert "SIGSEGV" in failed[0][2] and "code 3" in failed[1][2]
+
+
+def _bug(item):
+    raise ValueError("a bug of the harness")
+
+
+def test_a_harness_error_in_a_child_is_not_a_crash_of_the_item():
+    with pytest.raises(forked.HarnessError):
+        forked.run_isolated(["a"], _bug, 5.0, lambda *a: None)

@@ -1,0 +1,183 @@
+"""The report: pages that answer first, Markdown that renders as GFM does, one vocabulary, plots
+with one style per strategy (the fixture run; no MindSpore needed)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+
+import pytest
+from markdown_it import MarkdownIt
+
+from bench.core.schema import SCHEMA_VERSION
+from bench.report import load, main, overview, plots, summary, words
+from tests.conftest import RUN
+
+
+def tables(markdown: str) -> list[list[list[str]]]:
+    """Every table as rows of cell texts, parsed by markdown-it-py's GFM table rule."""
+    tokens = MarkdownIt("commonmark").enable("table").parse(markdown)
+    out, row, inside = [], None, False
+    for tok in tokens:
+        if tok.type == "table_open":
+            out.append([])
+        elif tok.type == "tr_open":
+            row = []
+        elif tok.type in ("th_open", "td_open"):
+            inside = True
+        elif tok.type == "inline" and inside:
+            row.append(tok.content)
+            inside = False
+        elif tok.type == "tr_close":
+            out[-1].append(row)
+    return out
+
+
+def raw_widths(markdown: str):
+    out, header = [], None
+    for line in markdown.splitlines():
+        if not line.startswith("|"):
+            header = None
+            continue
+        cells = len(re.split(r"(?<!\\)\|", line.strip().strip("|")))
+        header = header or cells
+        out.append((cells, header, line))
+    return out
+
+
+def check_gfm(text: str, page: str) -> None:
+    assert tables(text), page
+    for cells, header, line in raw_widths(text):
+        assert cells == header, f"{page}: {line}"
+    for table in tables(text):
+        assert all(len(row) == len(table[0]) for row in table), page
+
+
+@pytest.fixture(scope="module")
+def run():
+    return load.load(RUN)
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory):
+    """The fixture run's report, written as a run's own report."""
+    results = tmp_path_factory.mktemp("results")
+    shutil.copytree(RUN, results / "raw" / RUN.name)
+    assert main.main(["--results-dir", str(results)]) == 0
+    return results / "raw" / RUN.name / "report"
+
+
+def test_every_page_renders_as_gfm(written):
+    for page in ("summary.md", "shapes.md"):
+        check_gfm((written / page).read_text(), page)
+
+
+def test_the_answer_is_on_the_first_screen_in_mindspore_words(written):
+    text = (written / "summary.md").read_text()
+    head = "\n".join(text.splitlines()[:30])
+    assert "## The answer" in head and "| GRAPH_MODE |" in head and "| PYNATIVE_MODE |" in head
+    assert 'jit(capture_mode="bytecode")' in head
+    assert not re.search(r"\bJIT_AST\b|\bJIT_BYTECODE\b|\btwin\b", head)
+
+
+def test_every_results_page_ends_with_the_glossary_of_its_words(written):
+    for page in ("summary.md", "shapes.md"):
+        text = (written / page).read_text()
+        body, _, glossary = text.partition("## Glossary")
+        assert glossary, page
+        for term in ("works", "silently wrong", "eager semantics"):
+            if term in body:
+                assert f"**{term}**" in glossary, (page, term)
+
+
+def test_the_shapes_page_shows_the_code_of_each_value(written):
+    text = (written / "shapes.md").read_text()
+    assert "lim = self.limit.reshape(())" in text and "lim = self.limit.copy()" in text
+    assert "out = ops.depend(out, ops.assign(self.limit, new))" in text
+
+
+def test_correctness_by_kind_counts_every_gated_cell(run):
+    lines = summary.by_kind(run)
+    graph = next(line for line in lines if line.startswith("| GRAPH_MODE"))
+    cells = graph.strip("|").split("|")
+    v = run.verdicts
+    gated = v[(v["mode"] == "graph") & (v.strategy != "control")
+              & ~v.status.isin(["inexpressible", "broken"])]  # fmt: skip
+    assert int(cells[-1]) == len(gated)
+
+
+def test_every_strategy_keeps_one_style_everywhere():
+    styles = plots.style(["mine", "theirs"])
+    combos = [(s["color"], s["marker"], s["ls"]) for s in styles.values()]
+    assert len(set(combos)) == len(combos)
+    assert plots.style()["assign"] == plots.style(["zzz"])["assign"]
+
+
+def test_the_plots_are_written_with_provenance(written):
+    names = {p.name for p in (written / "plots").glob("*.png")}
+    assert {"support.png", "added-graph.png", "step_time-pynative.png"} <= names
+    assert all((written / "plots" / n).read_bytes().startswith(b"\x89PNG") for n in names)
+
+
+def test_the_readme_block_and_the_overview_render(run, tmp_path):
+    runs = {"clip": run}
+    block = overview.readme_block(runs)
+    assert block.startswith(overview.BEGIN) and block.endswith(overview.END)
+    assert "**GRAPH_MODE**" in block and "```python" in block
+    page = overview.summary_page(runs, {"clip": "clip/summary.md"})
+    check_gfm(page, "summary across workloads")
+    assert "mindspore-ai/mindspore/issues/327" in page
+    readme = tmp_path / "README.md"
+    readme.write_text(f"top\n{overview.BEGIN}\nold\n{overview.END}\nend\n")
+    assert overview.write_readme(readme, block) and "old" not in readme.read_text()
+
+
+def test_findings_have_anchors_that_their_links_reach(run):
+    runs = {"clip": run}
+    page = overview.findings_page(runs, {})
+    anchors = set(re.findall(r'<a id="([^"]+)"></a>', page))
+    links = set(re.findall(r"findings\.md#([a-z0-9-]+)", overview.summary_page(runs, {})))
+    assert links and links <= anchors
+
+
+def test_an_interrupted_run_lists_what_is_missing(run_copy):
+    manifest = json.loads((run_copy / "manifest.json").read_text())
+    manifest["status"] = "interrupted"
+    (run_copy / "manifest.json").write_text(json.dumps(manifest))
+    (run_copy / "timing" / "graph-p0.json").unlink()
+    data = load.load(run_copy)
+    assert data.manifest.status == "interrupted" and "graph" not in {
+        m for m, a in data.analysis.items() if a.cells
+    }
+
+
+def test_damaged_files_are_named_and_skipped(run_copy):
+    (run_copy / "timing" / "pynative-p0.json").write_text("{not json")
+    lines = (run_copy / "gate" / "graph.r0.p0.jsonl").read_text().splitlines()
+    (run_copy / "gate" / "graph.r0.p0.jsonl").write_text("\n".join([*lines, '{"cut": ']))
+    data = load.load(run_copy)
+    assert any("pynative-p0.json: unreadable JSON" in p for p in data.problems)
+    assert any("is not JSON (cut short?)" in p for p in data.problems)
+    assert len(data.verdicts)
+
+
+@pytest.mark.parametrize("version, words_", [(SCHEMA_VERSION + 1, "newer"), (2, "older suite")])
+def test_another_schema_is_refused_in_one_line(run_copy, capsys, version, words_):
+    manifest = json.loads((run_copy / "manifest.json").read_text())
+    (run_copy / "manifest.json").write_text(json.dumps({**manifest, "schema_version": version}))
+    assert main.main(["--results-dir", str(run_copy.parent.parent)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("report: error:") and words_ in err and err.count("\n") == 1
+
+
+def test_report_errors_are_one_line(tmp_path, capsys):
+    assert main.main(["--results-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("report: error: no runs") and err.count("\n") == 1
+
+
+def test_a_page_uses_only_defined_words():
+    text = " ".join(words.TERMS)
+    for term in ("no-update twin", "A/A", "undetermined", "eager semantics", "stale read"):
+        assert term in text
