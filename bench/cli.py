@@ -130,11 +130,17 @@ def parser() -> OneLineParser:
         default=None,
         help="where the expected verdicts per MindSpore release live (default expected/)",
     )
-    p.add_argument(
+    record = p.add_mutually_exclusive_group()
+    record.add_argument(
         "--record",
         action="store_true",
         help="write this run's verdicts as the expected ones for its MindSpore release "
         "(expected/mindspore-<version>.tsv; review the diff)",
+    )
+    record.add_argument(
+        "--record-varying",
+        action="store_true",
+        help="keep the recorded verdicts, and mark the cells this run saw otherwise as varying",
     )
     p.add_argument("--list", action="store_true", help="list strategies, shapes and modes")
     return p
@@ -232,7 +238,9 @@ def _run(args, argv, plan: Plan, run_dir: Path, results: Path, publish: bool) ->
     )
     from bench.report import terminal
 
-    code = terminal.print_summary(run_dir, record=args.record, folder=args.expected_dir)
+    code = terminal.print_summary(
+        run_dir, record=args.record, folder=args.expected_dir, varying=args.record_varying
+    )
     if status == "interrupted":
         hint = [] if plan.workload == paths.DEFAULT_WORKLOAD else ["--workload", plan.workload]
         if results != paths.results_dir(plan.workload).resolve():

@@ -82,16 +82,22 @@ def compare(verdicts: list[Verdict], recorded: dict) -> list[Difference]:
     return out
 
 
-def record(path: Path, verdicts: list[Verdict], version: str) -> int:
+def record(path: Path, verdicts: list[Verdict], version: str, varying: bool = False) -> int:
     """Write the lines of ``verdicts`` into the file at ``path`` (other lines kept); returns the
-    number of lines that changed."""
+    number of lines that changed. ``varying``: keep every recorded line, and mark the cells whose
+    verdict now differs from it as varying (a second run that saw them otherwise)."""
     lines = read(path)
     changed = 0
     for v in verdicts:
         if v.status in NOT_RECORDED:
             continue
         new = signature(v.status, v.kind, v.detail)
-        if lines.get(key(v)) != new:
+        old = lines.get(key(v))
+        if varying:
+            if old is None or accepts(old, new):
+                continue
+            new = VARIES
+        if old != new:
             changed += 1
         lines[key(v)] = new
     head = [

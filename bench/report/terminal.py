@@ -19,7 +19,9 @@ def _outcome(v) -> str:
     return f"{v.status.label}: {v.kind}" if v.kind else v.status.label
 
 
-def print_summary(run_dir: Path, record: bool = False, out=print, folder=None) -> int:
+def print_summary(
+    run_dir: Path, record: bool = False, out=print, folder=None, varying: bool = False
+) -> int:
     rec = Records(run_dir)
     manifest = rec.manifest
     final = verdicts.final(rec.verdicts, rec.cell_statuses)
@@ -50,9 +52,10 @@ def print_summary(run_dir: Path, record: bool = False, out=print, folder=None) -
     version = manifest.plan.get("mindspore", "unknown")
     path = expected.path_for(version, folder or expected.EXPECTED_DIR)
     checked = [v for v in final if v.strategy != CONTROL or v.status != Status.WORKS]
-    if record:
-        changed = expected.record(path, checked, version)
-        out(f"recorded {changed} changed verdict(s) in {path} (review the diff)")
+    if record or varying:
+        changed = expected.record(path, checked, version, varying=varying)
+        what = "cell(s) that vary between runs" if varying else "changed verdict(s)"
+        out(f"recorded {changed} {what} in {path} (review the diff)")
     else:
         differences = expected.compare(checked, expected.read(path))
         if differences:

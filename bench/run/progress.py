@@ -14,24 +14,24 @@ import time
 # included), prepare (one calibration or screened shape), time (one cell in one process).
 MODEL = {
     "gate": {
-        "graph": 0.5,
-        "pynative": 0.05,
+        "graph": 0.28,
+        "pynative": 0.06,
         "pynative_blocking": 0.05,
-        "jit_ast": 0.4,
-        "jit_bytecode": 0.2,
+        "jit_ast": 0.28,
+        "jit_bytecode": 0.35,
     },
     "prepare": {
-        "graph": 0.45,
-        "pynative": 0.6,
-        "pynative_blocking": 0.35,
-        "jit_ast": 0.4,
-        "jit_bytecode": 0.4,
+        "graph": 0.6,
+        "pynative": 0.8,
+        "pynative_blocking": 0.5,
+        "jit_ast": 0.6,
+        "jit_bytecode": 0.6,
     },
     "time": {
-        "graph": 1.0,
-        "pynative": 1.5,
+        "graph": 0.9,
+        "pynative": 2.0,
         "pynative_blocking": 1.0,
-        "jit_ast": 1.0,
+        "jit_ast": 0.9,
         "jit_bytecode": 1.0,
     },
 }
