@@ -96,6 +96,10 @@ def calibrate(
     """Smallest power of two k whose block takes at least ``block_seconds``, and at least
     ``min_steps`` unless that block would exceed ``max_block``; returns (k, block time)."""
     k = 1
+    if min_steps > 1:  # start where the block must be anyway, unless one step is already long
+        one = stepper.timed_block(1)
+        if one * min_steps <= max_block:
+            k = 2 ** int(np.ceil(np.log2(min_steps)))
     while True:
         elapsed = stepper.timed_block(k)
         if elapsed >= block_seconds or k >= max_k:

@@ -21,14 +21,25 @@ def _simplicity(ctx: RunContext, verdict) -> int:
 
 
 def _cost_class(ctx: RunContext, verdict) -> str:
-    return "-".join(str(verdict.dims.get(d, "")) for d in ctx.workload.cost_dims)
+    return ctx.workload.cost_class(verdict.dims)
+
+
+def working(ctx: RunContext, verdicts, mode: str) -> dict[str, list]:
+    """{strategy: its working shapes} among the shapes an answer must hold in (for the clip,
+    the write after the read): a cost is compared between strategies in comparable code."""
+    out = {}
+    for s, ok in select.working(verdicts, mode).items():
+        mine = [v for v in ok if not v.dims or ctx.workload.in_scope(Shape(tuple(v.dims.items())))]
+        if mine:
+            out[s] = mine
+    return out
 
 
 def representatives(ctx: RunContext, verdicts, mode: str) -> dict[str, dict]:
     """{strategy: {cost class: verdict of its simplest working shape}} in ``mode``."""
     return {
         s: select.representatives(ok, lambda v: _simplicity(ctx, v), lambda v: _cost_class(ctx, v))
-        for s, ok in select.working(verdicts, mode).items()
+        for s, ok in working(ctx, verdicts, mode).items()
     }
 
 
@@ -73,7 +84,7 @@ def prepare_phase(ctx: RunContext, verdicts) -> dict:
         size = plan.precision.screen_batch_size
         items = [_twin_item(ctx, base, size, "calibrate")]
         for strategy, classes in sorted(several.items()):
-            ok_shapes = select.working(verdicts, mode)[strategy]
+            ok_shapes = working(ctx, verdicts, mode)[strategy]
             for v in ok_shapes if plan.screen_all else list(classes.values()):
                 variant = ctx.variants[f"{strategy}/{v.shape}"]
                 items.append(
@@ -131,7 +142,7 @@ def cells(ctx: RunContext, verdicts, prepared: dict) -> dict[str, list[Item]]:
         for row in prepared.get(mode, {}).get("screen", []):
             screen.setdefault(row["strategy"], {})[row["shape"]] = row["ratios"]
         todo = []
-        for strategy, shapes_ok in sorted(select.working(verdicts, mode).items()):
+        for strategy, shapes_ok in sorted(working(ctx, verdicts, mode).items()):
             shape, why = select.choose(
                 shapes_ok,
                 screen.get(strategy, {}),

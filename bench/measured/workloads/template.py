@@ -63,9 +63,15 @@ class Template(ABC):
             return "the strategy file's own construct"
         dims = {d.name: d for d in self.dimensions(layout)}
         parts = [f"{k}={v}: {dims[k].meaning(v)}" for k, v in shape.dims if k in dims]
+        if "forward" in shape.values:
+            return "a no-update twin: the forward alone (for strategies that run as written)"
         if "layout" in shape.values:
             parts.insert(0, "a no-update twin: the same code, each written value kept alive")
         return "; ".join(parts)
+
+    def cost_class(self, dims: dict) -> str:
+        """Shapes of one class cost the same forward (the screen times one of each)."""
+        return "-".join(str(dims.get(d, "")) for d in self.cost_dims)
 
     def meaning(self, shape: Shape, semantics: str = IN_PLACE) -> str:
         """What the shape's reads see under eager semantics (``before`` / ``after``)."""
@@ -91,12 +97,13 @@ class Template(ABC):
     base_shape: dict = {}  # the shape of the state class's own construct (inherited: "-base")
 
     def custom_twin(self, layout: str) -> Shape:
-        """The twin of a strategy that runs as written: the twin of the state class's own
-        construct (or of the simplest shape)."""
-        shapes = self.shapes(layout)
-        want = {**self.base_shape, "construct": "own"} if self.base_shape else {}
-        match = [s for s in shapes if all(s.values.get(k) == v for k, v in want.items())]
-        return self.twin((match or shapes)[0], layout)
+        """The twin of a strategy that runs as written (a host-side update, a construct of its
+        own): the forward alone, so everything the strategy adds to it is its update's cost."""
+        return Shape((("layout", layout), ("forward", "forward")))
+
+    @abstractmethod
+    def forward_source(self) -> str:
+        """``construct`` of the forward alone: no new value, no write (the custom twin)."""
 
     @abstractmethod
     def construct_source(self, shape: Shape, emit: Emit) -> str:
@@ -168,7 +175,12 @@ class Template(ABC):
     def render_twin(self, twin: Shape) -> str:
         layout = twin.values["layout"]
         head = self._header("no-update twin (generated)", twin, layout)
-        methods = self.construct_source(self._twin_render_shape(twin), Emit(None, self.reserved))
+        if "forward" in twin.values:
+            methods = self.forward_source()
+        else:
+            methods = self.construct_source(
+                self._twin_render_shape(twin), Emit(None, self.reserved)
+            )
         return (
             "\n".join(head)
             + f"\n{self._imports([])}\n\n\nclass Variant({self.control_base()}):\n"

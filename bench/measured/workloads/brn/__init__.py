@@ -137,6 +137,10 @@ class BatchRenormalization(BRNRuntime, Workload):
             + _method("update_state(self, mean, var)", [*update, *returns])
         )
 
+    def forward_source(self) -> str:
+        forward = FORWARD.format(r_max="self.r_max", d_max="self.d_max").splitlines()
+        return _method("construct(self, x)", [*forward, "return y"])
+
     def base_classes(self, strategy_class: str) -> str:
         return f"BatchRenorm, {strategy_class}"
 

@@ -142,6 +142,11 @@ class Clip(ClipRuntime, Workload):
             return AFTER
         return BEFORE
 
+    def cost_class(self, dims: dict) -> str:
+        """A read of the Parameter itself costs the same through an alias; a 0-d view of a
+        (1,) Parameter costs another forward (the layout cells measure how much)."""
+        return "view" if dims.get("read") == "view" else "direct"
+
     def in_scope(self, shape: Shape) -> bool:
         return shape.values.get("order", "after") == "after"
 
@@ -172,6 +177,13 @@ class Clip(ClipRuntime, Workload):
             write = emit.write(v["write"], "self.limit", value, anchor="lim")
             lines = [*body, *new, *write, *clip, "return out"]
         return "    def construct(self, x):\n" + "".join(f"        {ln}\n" for ln in lines)
+
+    def forward_source(self) -> str:
+        return (
+            "    def construct(self, x):\n"
+            "        out = ops.clip_by_value(x, -self.limit, self.limit)\n"
+            "        return out\n"
+        )
 
     def base_classes(self, strategy_class: str) -> str:
         return f"ClipState, {strategy_class}"

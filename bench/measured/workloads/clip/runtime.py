@@ -57,11 +57,13 @@ class ClipRuntime(Runtime):
 
     def sync_state(self, source: dict, target: dict) -> None:
         """The clip's cost depends on the limit (how many elements are clipped): the twin runs
-        at its subject's limit."""
-        from mindspore import Tensor
+        at its subject's limit. Written with an eager ``ops.assign`` (in place): after a host
+        ``set_data`` a function compiled by ``jit(capture_mode="ast")`` keeps reading and writing
+        the Parameter's old storage (findings/set_data_after_jit.py)."""
+        from mindspore import Tensor, ops
 
         value = source["limit"].asnumpy().reshape(-1)[0]
-        target["limit"].set_data(Tensor(np.full(target["limit"].shape, value, np.float32)))
+        ops.assign(target["limit"], Tensor(np.full(target["limit"].shape, value, np.float32)))
 
     def after_steps(self, steps: int, size: int, update: bool = True) -> dict:
         limit = np.float32(INITIAL_LIMIT)

@@ -58,6 +58,9 @@ class EMAWorkload(EMARuntime, Workload):
         lines.append("return x")
         return "    def construct(self, x):\n" + "".join(f"        {ln}\n" for ln in lines)
 
+    def forward_source(self) -> str:
+        return "    def construct(self, x):\n        return x\n"
+
     def base_classes(self, strategy_class: str) -> str:
         return f"EMA, {strategy_class}"
 

@@ -76,6 +76,9 @@ class KVCacheWorkload(KVCacheRuntime, Workload):
         lines += ["out = self.read(t)", "return out"]
         return "    def construct(self, row, t):\n" + "".join(f"        {ln}\n" for ln in lines)
 
+    def forward_source(self) -> str:
+        return "    def construct(self, row, t):\n        out = self.read(t)\n        return out\n"
+
     def base_classes(self, strategy_class: str) -> str:
         return f"KVCache, {strategy_class}"
 
