@@ -20,7 +20,17 @@ from bench.core.args import OneLineParser, UsageError
 from bench.core.io import write_text_atomic
 from bench.core.schema import SchemaError
 from bench.measured import workloads
-from bench.report import answer, load, overview, overview_plots, plots, repro, shapes_page, summary
+from bench.report import (
+    answer,
+    load,
+    overview,
+    overview_plots,
+    plots,
+    readme,
+    repro,
+    shapes_page,
+    summary,
+)
 
 README = paths.ROOT / "README.md"
 
@@ -103,7 +113,7 @@ def write_overview(results: Path = paths.RESULTS_DIR, plots_root: Path = paths.P
         }
     write_text_atomic(results / "findings.md", overview.findings_page(runs, repro_links))
     if results.resolve() == paths.RESULTS_DIR.resolve() and README.is_file():
-        overview.write_readme(README, overview.readme_block(runs))
+        readme.write(README, readme.blocks(runs, answers))
 
 
 def main(argv=None) -> int:

@@ -79,18 +79,15 @@ def gate_phase(ctx: RunContext) -> list[Verdict]:
                     part += parts
                     out = ctx.run.gate_file(mode, replica, part)
                 jobs.append(
-                    Job(
+                    Job.of(
                         "gate",
+                        plan,
                         ctx.run.run_id,
-                        plan.workload,
                         mode,
-                        str(out),
-                        tuple(chunk),
-                        replica,
-                        plan.threads,
-                        plan.seed,
-                        plan.precision,
-                        min(plan.timeout, GATE_TIMEOUT),
+                        out,
+                        chunk,
+                        process=replica,
+                        timeout=min(plan.timeout, GATE_TIMEOUT),
                     )
                 )
             ctx.progress.plan("gate", mode, len(todo), parts)

@@ -173,5 +173,12 @@ class Job:
         data["items"] = tuple(Item(**i) for i in data["items"])
         return cls(**data)
 
+    @classmethod
+    def of(cls, kind: str, plan: Plan, run_id: str, mode: str, out, items, **extra) -> Job:
+        """A job of ``plan``'s run: what every job shares comes from the plan."""
+        return cls(kind=kind, run_id=run_id, workload=plan.workload, mode=mode, out=str(out),
+                   items=tuple(items), threads=plan.threads, seed=plan.seed,
+                   precision=plan.precision, **extra)  # fmt: skip
+
     def without(self, done: set[str]) -> Job:
         return replace(self, items=tuple(i for i in self.items if i.key not in done))

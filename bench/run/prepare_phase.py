@@ -99,20 +99,8 @@ def prepare_phase(ctx: RunContext, verdicts) -> dict:
                         batch_size=size,
                     )
                 )
-        out = str(ctx.run.prepare_file(mode))
         jobs.append(
-            Job(
-                "prepare",
-                ctx.run.run_id,
-                plan.workload,
-                mode,
-                out,
-                tuple(items),
-                0,
-                plan.threads,
-                plan.seed,
-                plan.precision,
-            )
+            Job.of("prepare", plan, ctx.run.run_id, mode, ctx.run.prepare_file(mode), items)
         )
         ctx.progress.plan("prepare", mode, len(items), 1)
 

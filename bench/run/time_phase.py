@@ -4,7 +4,7 @@ decision needs (``bench.core.analysis.ModeAnalysis.open_cells``), until the stag
 run out. Stage 1 also times the A/A cells again, so every mode has cells in two processes to
 estimate its between-process spread from. A mode timed as a distribution (PYNATIVE as users run
 it) keeps its fixed budget: only its A/A cells get a second process. The steps per block (k) of
-a twin at a size are the first process's, reused by every later one.
+a cell are the first process's, reused by every later one.
 
 Each process checkpoints every cell as it finishes (``bench.core.rundir.Checkpoint``): when it
 dies (crash, hang, Ctrl-C) its finished cells are saved as its timing file and only the rest run
@@ -47,19 +47,7 @@ def _job(ctx: RunContext, mode: str, process: int, stage: int, items: list[Item]
     order = list(todo)
     random.Random(f"{ctx.plan.seed}-{mode}-{process}").shuffle(order)
     out = ctx.run.timing_file(mode, process)
-    return Job(
-        "time",
-        ctx.run.run_id,
-        ctx.plan.workload,
-        mode,
-        str(out),
-        tuple(order),
-        process,
-        ctx.plan.threads,
-        ctx.plan.seed,
-        ctx.plan.precision,
-        stage=stage,
-    )
+    return Job.of("time", ctx.plan, ctx.run.run_id, mode, out, order, process=process, stage=stage)
 
 
 def _run_jobs(ctx: RunContext, jobs: list[Job]) -> None:
@@ -77,13 +65,16 @@ def stage_zero(ctx: RunContext, cells: dict[str, list[Item]]) -> None:
     jobs = []
     for process in range(precision.processes):
         jobs = []
-        ks = {(t.control, t.batch_size): t.k for t in records.Records(ctx.run.path).timings}
+        ks = {
+            (t.strategy, t.shape, t.batch_size): t.k for t in records.Records(ctx.run.path).timings
+        }
         for mode, items in cells.items():
             rounds = (
                 precision.distribution_rounds if ctx.mode(mode).distribution else precision.rounds
             )
             mine = [
-                replace(c, rounds=rounds, k=ks.get((c.control, c.batch_size), 0)) for c in items
+                replace(c, rounds=rounds, k=ks.get((c.strategy, c.shape, c.batch_size), 0))
+                for c in items
             ]
             job = _job(ctx, mode, process, 0, mine)
             if job:
@@ -103,7 +94,7 @@ def later_stage(ctx: RunContext, stage: int, cells: dict[str, list[Item]]) -> bo
     )
     process = precision.processes + stage - 1
     jobs = []
-    ks = {(t.control, t.batch_size): t.k for t in rec.timings}
+    ks = {(t.strategy, t.shape, t.batch_size): t.k for t in rec.timings}
     for mode, items in cells.items():
         if mode not in found:
             continue
@@ -120,7 +111,7 @@ def later_stage(ctx: RunContext, stage: int, cells: dict[str, list[Item]]) -> bo
             rounds = cellstats.rounds_for(want, cell.estimate.procs, m.tau2, 1)
             rounds = min(precision.max_rounds, rounds or precision.max_rounds)
             todo.append(replace(item, rounds=max(rounds, precision.rounds)))
-        todo = [replace(c, k=ks.get((c.control, c.batch_size), 0)) for c in todo]
+        todo = [replace(c, k=ks.get((c.strategy, c.shape, c.batch_size), 0)) for c in todo]
         job = _job(ctx, mode, process, stage, todo)
         if job:
             jobs.append(job)

@@ -35,7 +35,7 @@ def test_step(benchmark, cell, context):
     subject = pairing.Stepper(work, context.variant(cell.path), mode, x, n)
     control, control_first = context.control(cell, x)
     warmup = subject.warm_up(precision.warmup_seconds)
-    k = cell.k or context.k(cell, control)  # the first process to time a twin calibrates k
+    k = cell.k or pairing.cap(context.k(cell, control), subject, control)
     round_s = subject.timed_block(k) + control.timed_block(k)
     rounds = _rounds(cell, job, round_s)
     pair = pairing.Pair(subject, control, k, pairing.abba(rounds, start=order))

@@ -74,8 +74,13 @@ def test_pynative_computes_what_every_in_place_write_means(gated):
     mode (PYNATIVE itself departing from eager semantics would be its own finding)."""
     rec, final = gated[0]["clip"]
     facts = rec.manifest.strategies
-    bad = [v for v in final if v.mode in ("pynative", "pynative_blocking")
-           and v.status == "incorrect" and facts.get(v.strategy, {}).get("semantics") == "in-place"]  # fmt: skip
+    bad = [
+        v
+        for v in final
+        if v.mode in ("pynative", "pynative_blocking")
+        and v.status == "incorrect"
+        and facts.get(v.strategy, {}).get("semantics") == "in-place"
+    ]
     assert not bad, [f"{v.strategy}/{v.shape} {v.mode}: {v.detail}" for v in bad]
 
 
@@ -88,8 +93,14 @@ def _recorded(path: Path) -> dict:
 
 
 def _run(path: Path):
-    return path, subprocess.run([sys.executable, str(path)], cwd=path.parent, capture_output=True,
-                                text=True, timeout=600, check=False)  # fmt: skip
+    return path, subprocess.run(
+        [sys.executable, str(path)],
+        cwd=path.parent,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
 
 
 def test_every_committed_repro_reproduces_exactly_what_it_recorded():
@@ -121,9 +132,18 @@ def test_every_committed_report_is_what_its_raw_data_renders_to_today(tmp_path):
 
     for w in workloads.WORKLOADS:
         if (results / w / "raw").is_dir():
-            assert main.write(sorted((results / w / "raw").iterdir())[-1], results / w,
-                              plots / w, publish=True)  # fmt: skip
+            assert main.write(
+                sorted((results / w / "raw").iterdir())[-1], results / w, plots / w, publish=True
+            )
     main.write_overview(results, plots)
+    from bench.report import overview, readme
+
+    runs = overview.reference_runs(results)
+    choices = {m: c for m, (c, _) in overview.answers(runs).items()}
+    text = (ROOT / "README.md").read_text()
+    for name, lines in readme.blocks(runs, choices).items():
+        begin, end = readme.markers(name)
+        assert "\n".join([begin, *lines, end]) in text, f"README's {name} block: run the report"
     differ = []
     for page in [*results.glob("*/*.md"), *results.glob("*/*.csv"), *results.glob("*.md")]:
         committed = RESULTS_DIR / page.relative_to(results)
@@ -133,3 +153,27 @@ def test_every_committed_report_is_what_its_raw_data_renders_to_today(tmp_path):
     committed = {p.relative_to(PLOTS_DIR) for p in PLOTS_DIR.rglob("*.png")}
     assert not differ, f"re-render with `nox -s report -- --all`: {differ}"
     assert rendered == committed
+
+
+def test_a_twin_grows_with_the_state_as_its_subject_does():
+    """A twin must do the work of its subject but the write: in the committed EMA reference, the
+    twin's step grows with the state size like its subject's (a twin whose arithmetic a compiler
+    removed would stay flat, and every update would look hundreds of times its cost)."""
+    from bench.report import load
+
+    runs = sorted((RESULTS_DIR / "ema" / "raw").glob("*"))
+    assert runs, "the EMA reference run is committed"
+    run = load.load(runs[-1])
+    checked = 0
+    for mode, m in run.analysis.items():
+        for c in m.of_role("update"):
+            if c.id.strategy != "assign" or c.status != "works":
+                continue
+            mine = {x.id.size: x for x in m.of_role("update") if x.id.strategy == "assign"}
+            small, big = mine[min(mine)], mine[max(mine)]
+            subject_growth = big.step_s / small.step_s
+            twin_growth = big.control_step_s / small.control_step_s
+            assert twin_growth > subject_growth / 3, (mode, subject_growth, twin_growth)
+            checked += 1
+            break
+    assert checked

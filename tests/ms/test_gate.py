@@ -18,8 +18,14 @@ CLIP = workloads.get("clip")
 def observe(tmp_path, strategy, shape, mode, folder=None, work=CLIP):
     s = discovery.load(strategy, folder) if folder else discovery.load(strategy)
     (variant,), _ = work.variants(s, tmp_path, only={shape})
-    item = Item(strategy, variant.shape.name, variant.path, variant.layout,
-                meaning=variant.meaning, dims=variant.shape.values)  # fmt: skip
+    item = Item(
+        strategy,
+        variant.shape.name,
+        variant.path,
+        variant.layout,
+        meaning=variant.meaning,
+        dims=variant.shape.values,
+    )
     found = gate.check(load_variant(variant.path), work, modes.get(mode), item)
     return signature(found.status, found.kind, found.detail), found
 

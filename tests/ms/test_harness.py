@@ -30,9 +30,19 @@ def only_run(results: Path) -> Path:
 
 
 def test_end_to_end_files_names_and_groups(ms, tmp_path):
-    done = bench("--strategies", "assign,set_data", "--modes", "graph", *SHAPES, *TINY,
-                 "--results-dir", str(tmp_path), "--expected-dir", str(tmp_path / "e"),
-                 "--record")  # fmt: skip
+    done = bench(
+        "--strategies",
+        "assign,set_data",
+        "--modes",
+        "graph",
+        *SHAPES,
+        *TINY,
+        "--results-dir",
+        str(tmp_path),
+        "--expected-dir",
+        str(tmp_path / "e"),
+        "--record",
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     run = only_run(tmp_path)
     rec = Records(run)
@@ -43,8 +53,13 @@ def test_end_to_end_files_names_and_groups(ms, tmp_path):
     by = {(v.strategy, v.shape, v.replica): v for v in rec.verdicts}
     sd = by[("set_data", "inline-param-after-expr", 0)]
     assert sd.status == "raises" and "set_data" in sd.detail and sd.meaning == "before"
-    assert sd.dims == {"write": "inline", "read": "param", "order": "after", "new": "expr",
-                       "construct": "own"}  # fmt: skip
+    assert sd.dims == {
+        "write": "inline",
+        "read": "param",
+        "order": "after",
+        "new": "expr",
+        "construct": "own",
+    }
     assert ("set_data", "inline-param-after-expr", 1) in by  # a compiled mode: two processes
     assert (run / "variants" / "assign" / "inline-param-after-expr.py").is_file()
     files = list((run / "timing").glob("graph-p*.json"))
@@ -68,9 +83,20 @@ def test_end_to_end_files_names_and_groups(ms, tmp_path):
 
 
 def test_a_failure_nobody_recorded_exits_1_until_it_is_recorded(ms, tmp_path, fixture_strategies):
-    args = ["--strategies-dir", str(fixture_strategies), "--strategies", "unchanged,good_assign",
-            "--modes", "pynative", "--gate-only", *SHAPES, "--results-dir", str(tmp_path),
-            "--expected-dir", str(tmp_path / "e")]  # fmt: skip
+    args = [
+        "--strategies-dir",
+        str(fixture_strategies),
+        "--strategies",
+        "unchanged,good_assign",
+        "--modes",
+        "pynative",
+        "--gate-only",
+        *SHAPES,
+        "--results-dir",
+        str(tmp_path),
+        "--expected-dir",
+        str(tmp_path / "e"),
+    ]
     first = bench(*args)
     assert first.returncode == 1, first.stderr[-2000:]
     assert "unchanged/inline-param-after-expr pynative: incorrect: write dropped" in first.stdout
@@ -84,9 +110,22 @@ def test_a_failure_nobody_recorded_exits_1_until_it_is_recorded(ms, tmp_path, fi
 
 def test_bad_strategies_cost_only_their_own_cells(ms, tmp_path, fixture_strategies):
     names = "good_assign,unchanged,syntax_error,raises_in_init,crash_exit,segfault,sigkill,hang"
-    done = bench("--strategies-dir", str(fixture_strategies), "--strategies",
-                 names + ",crash_when_timed", "--modes", "pynative", "--timeout", "20", *SHAPES,
-                 *TINY, "--results-dir", str(tmp_path), "--expected-dir", str(tmp_path))  # fmt: skip
+    done = bench(
+        "--strategies-dir",
+        str(fixture_strategies),
+        "--strategies",
+        names + ",crash_when_timed",
+        "--modes",
+        "pynative",
+        "--timeout",
+        "20",
+        *SHAPES,
+        *TINY,
+        "--results-dir",
+        str(tmp_path),
+        "--expected-dir",
+        str(tmp_path),
+    )
     assert done.returncode == 1, done.stderr[-2000:]
     assert "REFUSED syntax_error: SyntaxError" in done.stdout  # the reason, in the terminal
     run = only_run(tmp_path)
@@ -114,10 +153,23 @@ def test_bad_strategies_cost_only_their_own_cells(ms, tmp_path, fixture_strategi
 
 def test_a_crash_that_does_not_reproduce_costs_no_finished_cell(ms, tmp_path, fixture_strategies):
     env = {**os.environ, "BENCH_TEST_CRASH_ONCE": str(tmp_path / "crashed-once")}
-    done = bench("--strategies-dir", str(fixture_strategies), "--strategies",
-                 "good_assign,crash_once", "--modes", "graph", "--batch-sizes", "2,16,32", *SHAPES,
-                 *TINY[2:], "--results-dir", str(tmp_path), "--expected-dir", str(tmp_path),
-                 env=env)  # fmt: skip
+    done = bench(
+        "--strategies-dir",
+        str(fixture_strategies),
+        "--strategies",
+        "good_assign,crash_once",
+        "--modes",
+        "graph",
+        "--batch-sizes",
+        "2,16,32",
+        *SHAPES,
+        *TINY[2:],
+        "--results-dir",
+        str(tmp_path),
+        "--expected-dir",
+        str(tmp_path),
+        env=env,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert (tmp_path / "crashed-once").exists()
     rec = Records(only_run(tmp_path))
@@ -130,10 +182,25 @@ def test_a_crash_that_does_not_reproduce_costs_no_finished_cell(ms, tmp_path, fi
 
 
 def test_interrupt_keeps_finished_cells_and_resume_completes(ms, tmp_path):
-    args = ["--strategies", "assign,copy_", "--modes", "graph,pynative", *SHAPES, *TINY,
-            "--results-dir", str(tmp_path), "--expected-dir", str(tmp_path)]  # fmt: skip
-    proc = subprocess.Popen([sys.executable, "-m", "bench", *args], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    args = [
+        "--strategies",
+        "assign,copy_",
+        "--modes",
+        "graph,pynative",
+        *SHAPES,
+        *TINY,
+        "--results-dir",
+        str(tmp_path),
+        "--expected-dir",
+        str(tmp_path),
+    ]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bench", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 600
     while time.monotonic() < deadline and not list(tmp_path.glob("raw/*/timing/*.partial.jsonl")):
         time.sleep(0.2)
@@ -147,8 +214,9 @@ def test_interrupt_keeps_finished_cells_and_resume_completes(ms, tmp_path):
     assert not list(run.rglob(".*.tmp")), "no half-written files"
     assert not list(run.rglob("*.partial.jsonl")), "checkpoints of stopped processes are saved"
     kept = {c["test"] for c in Records(run).cell_statuses}
-    resumed = bench("--resume", "--results-dir", str(tmp_path), "--no-report",
-                    "--expected-dir", str(tmp_path))  # fmt: skip
+    resumed = bench(
+        "--resume", "--results-dir", str(tmp_path), "--no-report", "--expected-dir", str(tmp_path)
+    )
     assert resumed.returncode == 0, resumed.stdout[-2000:] + resumed.stderr[-2000:]
     assert only_run(tmp_path) == run  # resumed in place, no second run
     assert json.loads((run / "manifest.json").read_text())["status"] == "complete"
@@ -158,9 +226,20 @@ def test_interrupt_keeps_finished_cells_and_resume_completes(ms, tmp_path):
 
 def test_a_subset_run_reports_into_its_own_folder(ms, tmp_path):
     (tmp_path / "summary.md").write_text("the reference\n")
-    done = bench("--strategies", "assign", "--modes", "pynative", *SHAPES, *TINY[:-1],
-                 "--results-dir", str(tmp_path), "--plots-dir", str(tmp_path / "plots"),
-                 "--expected-dir", str(tmp_path))  # fmt: skip
+    done = bench(
+        "--strategies",
+        "assign",
+        "--modes",
+        "pynative",
+        *SHAPES,
+        *TINY[:-1],
+        "--results-dir",
+        str(tmp_path),
+        "--plots-dir",
+        str(tmp_path / "plots"),
+        "--expected-dir",
+        str(tmp_path),
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     run = only_run(tmp_path)
     assert (tmp_path / "summary.md").read_text() == "the reference\n"  # untouched

@@ -66,14 +66,19 @@ def test_training_step_in_graph_mode_matches_numpy(ms, strategy, shape, tmp_path
         gamma, beta = gamma - lr * dgamma, beta - lr * dbeta
         observed = net.state()
         for key, want in state.as_dict().items():
-            np.testing.assert_allclose(observed[key], np.reshape(want, -1), rtol=1e-4, atol=1e-5,
-                                       err_msg=f"{key} {where}")  # fmt: skip
+            np.testing.assert_allclose(
+                observed[key], np.reshape(want, -1), rtol=1e-4, atol=1e-5, err_msg=f"{key} {where}"
+            )
     assert state.r_max == 3.0  # the schedule ran to its end within the test
 
 
 def test_the_floor_uses_the_bandwidth_of_the_nearest_size_above():
-    bw = {"points": [{"array_bytes": 2**20, "copy_GBs": 20.0, "triad_GBs": 30.0},
-                     {"array_bytes": 2**26, "copy_GBs": 10.0, "triad_GBs": 12.0}]}  # fmt: skip
+    bw = {
+        "points": [
+            {"array_bytes": 2**20, "copy_GBs": 20.0, "triad_GBs": 30.0},
+            {"array_bytes": 2**26, "copy_GBs": 10.0, "triad_GBs": 12.0},
+        ]
+    }
     assert floor.floor_seconds(bw, 2**19) == pytest.approx(2**19 / 20e9)
     assert floor.floor_seconds(bw, 2**22, "triad") == pytest.approx(2**22 / 12e9)
     assert floor.floor_seconds(bw, 2**30) == pytest.approx(2**30 / 10e9)  # beyond: largest
@@ -87,14 +92,22 @@ def test_measured_bandwidth_is_positive():
 def _script(tmp_path, strategy, shape, mode, recorded, meaning="before"):
     work = workloads.get("clip")
     (variant,), _ = work.variants(discovery.load(strategy), tmp_path / "v", only={shape})
-    text = (open(variant.path).read() + f"\n\nMODE = {mode!r}\nMEANING = {meaning!r}\n"
-            f"RECORDED = {recorded!r}\n" + work.driver())  # fmt: skip
+    text = (
+        open(variant.path).read() + f"\n\nMODE = {mode!r}\nMEANING = {meaning!r}\n"
+        f"RECORDED = {recorded!r}\n" + work.driver()
+    )
     suite = bundle.suite_module(bundle.bench_imports(text))
     (tmp_path / "clip_suite.py").write_text(suite)
     path = tmp_path / "repro.py"
     path.write_text(bundle.script(text, "clip_suite"))
-    return subprocess.run([sys.executable, str(path)], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=300, check=False)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, str(path)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 def test_a_repro_reproduces_only_what_it_recorded(ms, tmp_path):
@@ -104,7 +117,9 @@ def test_a_repro_reproduces_only_what_it_recorded(ms, tmp_path):
     assert "from bench" not in (tmp_path / "repro.py").read_text()
     works = {"status": "works", "kind": "", "detail": ""}
     wrong = _script(tmp_path, "index_add", "inline-view-before-expr", "graph", works, "after")
-    assert wrong.returncode == 1 and "NOT REPRODUCED: observed incorrect: stale read" in wrong.stdout
+    assert (
+        wrong.returncode == 1 and "NOT REPRODUCED: observed incorrect: stale read" in wrong.stdout
+    )
     raises = {"status": "raises", "kind": "", "detail": "step 1: ValueError: something else"}
     other = _script(tmp_path, "set_data", "inline-param-after-expr", "graph", raises)
     assert other.returncode == 1 and "NOT REPRODUCED" in other.stdout  # another error fails

@@ -42,8 +42,10 @@ def test_the_interval_covers_the_truth_about_95_percent_of_the_time(n_procs, tau
     for _ in range(200):
         procs = [rounds(rng, truth, 0.05, 12, rng.normal(0, tau)) for _ in range(n_procs)]
         cells.append(cellstats.processes(procs))
-    calib = [cellstats.processes([rounds(rng, 0, 0.05, 12, rng.normal(0, tau)) for _ in range(2)])
-             for _ in range(40)]  # fmt: skip
+    calib = [
+        cellstats.processes([rounds(rng, 0, 0.05, 12, rng.normal(0, tau)) for _ in range(2)])
+        for _ in range(40)
+    ]
     tau2 = cellstats.pooled_tau2(calib + cells)
     hits = []
     for procs in cells:

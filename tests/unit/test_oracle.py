@@ -18,8 +18,16 @@ def step(meaning, before, out_limit, after_limit, lo=None, earlier=None, index=1
     expected = CLIP.expect(N, index - 1, state, meaning)
     (x,) = expected.inputs
     out = np.clip(x, -(out_limit if lo is None else lo), out_limit)
-    return judge(CLIP, expected, state, out, {"limit": np.asarray([after_limit], np.float32)},
-                 N, index, earlier)  # fmt: skip
+    return judge(
+        CLIP,
+        expected,
+        state,
+        out,
+        {"limit": np.asarray([after_limit], np.float32)},
+        N,
+        index,
+        earlier,
+    )
 
 
 NEW = float(CLIP.expect(N, 0, {"limit": np.asarray([1.0])}, BEFORE).after["limit"][0])
@@ -80,12 +88,16 @@ def test_a_run_of_steps_gets_the_first_kind_and_counts_the_rest():
     [
         ("works", "", "", "works"),
         ("incorrect", "write dropped", "x", "incorrect: write dropped"),
-        ("raises", "", "step 1 (N=8): RuntimeError: Failed to compile in GRAPH_MODE because the "
-         "'Parameter' object's", "raises: RuntimeError: Failed to compile in GRAPH_MODE because "
-         "the 'Parameter'"),
+        (
+            "raises",
+            "",
+            "step 1 (N=8): RuntimeError: Failed to compile in GRAPH_MODE because the "
+            "'Parameter' object's",
+            "raises: RuntimeError: Failed to compile in GRAPH_MODE because the 'Parameter'",
+        ),
         ("crashed", "", "died with SIGSEGV", "crashed"),
     ],
-)  # fmt: skip
+)
 def test_a_signature_compares_what_a_verdict_is(status, kind, detail, want):
     assert signature(status, kind, detail) == want
 

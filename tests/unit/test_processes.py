@@ -69,10 +69,17 @@ def _work(item):
 
 def test_forked_children_isolate_crashes_exits_and_hangs():
     failed = []
-    forked.run_isolated(["a", "segv", "b", "exit", "hang", "c"], _work, 2.0,
-                        lambda item, status, detail: failed.append((item, status, detail)))  # fmt: skip
-    assert [(i, s) for i, s, _ in failed] == [("segv", "crashed"), ("exit", "crashed"),
-                                               ("hang", "timeout")]  # fmt: skip
+    forked.run_isolated(
+        ["a", "segv", "b", "exit", "hang", "c"],
+        _work,
+        2.0,
+        lambda item, status, detail: failed.append((item, status, detail)),
+    )
+    assert [(i, s) for i, s, _ in failed] == [
+        ("segv", "crashed"),
+        ("exit", "crashed"),
+        ("hang", "timeout"),
+    ]
     assert "SIGSEGV" in failed[0][2] and "code 3" in failed[1][2]
 
 

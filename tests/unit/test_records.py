@@ -8,13 +8,22 @@ import json
 import pytest
 
 from bench.core import expected, records, verdicts
-from bench.core.rundir import Checkpoint, CellId, RunDir, partial_path, salvage
+from bench.core.rundir import CellId, Checkpoint, RunDir, partial_path, salvage
 from bench.core.schema import SCHEMA_VERSION, SchemaError, Status, Timing, Verdict
 
 
 def v(status="works", kind="", replica=0, shape="inline-param-after-expr", detail=""):
-    return Verdict("clip", "assign", shape, "jit_bytecode", status, kind, [kind] if kind else [],
-                   detail, replica=replica)  # fmt: skip
+    return Verdict(
+        "clip",
+        "assign",
+        shape,
+        "jit_bytecode",
+        status,
+        kind,
+        [kind] if kind else [],
+        detail,
+        replica=replica,
+    )
 
 
 def test_a_cell_id_round_trips_through_its_test_id():
@@ -30,8 +39,12 @@ def test_a_dead_timing_process_keeps_its_finished_cells(tmp_path):
     check.write(suite={"schema_version": SCHEMA_VERSION, "kind": "time", "mode": "graph"})
     cell = {"test": "a@s-graph-N1", "status": "works", "detail": ""}
     info = Timing("clip", "a", "s", "graph", 1, 0, "control/c", "update", 8, [1.0], [1.0]).to_dict()
-    check.write(cell=cell, at="t1", load={"others_cpus": 0.0},
-                benchmark={"name": "test_step[a@s-graph-N1]", "extra_info": info, "stats": {}})  # fmt: skip
+    check.write(
+        cell=cell,
+        at="t1",
+        load={"others_cpus": 0.0},
+        benchmark={"name": "test_step[a@s-graph-N1]", "extra_info": info, "stats": {}},
+    )
     check.write(cell={"test": "b@s-graph-N1", "status": "raises", "detail": "E"}, at="t2")
     check._file.write('{"cell": {"test": "c@s-graph-N1", "sta')  # cut by the crash
     check._file.flush()
@@ -72,10 +85,13 @@ def test_processes_that_disagree_differ_between_processes():
 
 def test_a_cell_wrong_while_timed_is_a_verdict_too():
     cells = [
-        {"test": CellId("assign", "inline-param-after-expr", "jit_bytecode", n).test_id,
-         "status": status, "detail": "after 527 timed steps the state is ..."}
+        {
+            "test": CellId("assign", "inline-param-after-expr", "jit_bytecode", n).test_id,
+            "status": status,
+            "detail": "after 527 timed steps the state is ...",
+        }
         for n, status in ((1, "works"), (8, "incorrect"), (64, "incorrect"))
-    ]  # fmt: skip
+    ]
     (f,) = verdicts.final([v(replica=0), v(replica=1)], cells)
     assert f.status == Status.INCORRECT and f.kind == "differs between processes"
     assert "2 of 3 timed cells" in f.detail and f.evidence["timed"]["wrong"] == 2
@@ -91,18 +107,25 @@ def test_a_verdict_of_another_schema_is_refused():
 
 def test_expected_verdicts_are_compared_and_recorded(tmp_path):
     path = tmp_path / "mindspore-9.9.tsv"
-    found = [v(), v("incorrect", "write dropped", shape="depend-param-after-expr"),
-             v("raises", detail="step 1 (N=8): AttributeError: 'Tensor' object has no attribute "
-               "'set_data'", shape="inline-alias-after-expr")]  # fmt: skip
+    found = [
+        v(),
+        v("incorrect", "write dropped", shape="depend-param-after-expr"),
+        v(
+            "raises",
+            detail="step 1 (N=8): AttributeError: 'Tensor' object has no attribute 'set_data'",
+            shape="inline-alias-after-expr",
+        ),
+    ]
     diffs = expected.compare(found, expected.read(path))
-    assert [d.observed for d in diffs] == ["incorrect: write dropped",
-                                            "raises: AttributeError: 'Tensor' object has no "
-                                            "attribute 'set_data'"]  # fmt: skip
+    assert [d.observed for d in diffs] == [
+        "incorrect: write dropped",
+        "raises: AttributeError: 'Tensor' object has no attribute 'set_data'",
+    ]
     assert all(d.unrecorded for d in diffs)  # a cell that works needs no line
     assert expected.record(path, found, "9.9") == 3
     assert expected.compare(found, expected.read(path)) == []
     assert expected.record(path, found, "9.9") == 0
-    changed = [v(), v(shape="depend-param-after-expr")] + found[2:]
+    changed = [v(), v(shape="depend-param-after-expr"), *found[2:]]
     (d,) = expected.compare(changed, expected.read(path))
     assert d.recorded == "incorrect: write dropped" and d.observed == "works"
     text = path.read_text()
@@ -111,8 +134,10 @@ def test_expected_verdicts_are_compared_and_recorded(tmp_path):
 
 def test_a_cell_recorded_as_varying_accepts_either_outcome(tmp_path):
     path = tmp_path / "e.tsv"
-    path.write_text("clip\tassign\tinline-param-after-expr\tjit_bytecode\t"
-                    "incorrect: differs between processes\n")  # fmt: skip
+    path.write_text(
+        "clip\tassign\tinline-param-after-expr\tjit_bytecode\t"
+        "incorrect: differs between processes\n"
+    )
     for found in (v(), v("incorrect", "write dropped")):
         assert expected.compare([found], expected.read(path)) == []
     assert expected.compare([v("raises", detail="x: y")], expected.read(path))

@@ -11,7 +11,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from bench.core.schema import SCHEMA_VERSION
-from bench.report import load, main, overview, plots, summary, words
+from bench.report import load, main, overview, plots, readme, summary, words
 from tests.conftest import RUN
 
 
@@ -102,8 +102,11 @@ def test_correctness_by_kind_counts_every_gated_cell(run):
     graph = next(line for line in lines if line.startswith("| GRAPH_MODE"))
     cells = graph.strip("|").split("|")
     v = run.verdicts
-    gated = v[(v["mode"] == "graph") & (v.strategy != "control")
-              & ~v.status.isin(["inexpressible", "broken"])]  # fmt: skip
+    gated = v[
+        (v["mode"] == "graph")
+        & (v.strategy != "control")
+        & ~v.status.isin(["inexpressible", "broken"])
+    ]
     assert int(cells[-1]) == len(gated)
 
 
@@ -120,17 +123,23 @@ def test_the_plots_are_written_with_provenance(written):
     assert all((written / "plots" / n).read_bytes().startswith(b"\x89PNG") for n in names)
 
 
-def test_the_readme_block_and_the_overview_render(run, tmp_path):
+def test_the_readme_blocks_and_the_overview_render(run, tmp_path):
     runs = {"clip": run}
-    block = overview.readme_block(runs)
-    assert block.startswith(overview.BEGIN) and block.endswith(overview.END)
-    assert "**GRAPH_MODE**" in block and "```python" in block
+    choices = {m: c for m, (c, _) in overview.answers(runs).items()}
+    blocks = readme.blocks(runs, choices)
+    assert "**GRAPH_MODE**" in "\n".join(blocks["answers"]) and "```python" in "\n".join(
+        blocks["answers"]
+    )
+    assert "results/findings.md#" in blocks["findings"][0]
+    check_gfm("\n".join(blocks["runs"]) + "\n", "runs block")
     page = overview.summary_page(runs, {"clip": "clip/summary.md"})
     check_gfm(page, "summary across workloads")
     assert "mindspore-ai/mindspore/issues/327" in page
-    readme = tmp_path / "README.md"
-    readme.write_text(f"top\n{overview.BEGIN}\nold\n{overview.END}\nend\n")
-    assert overview.write_readme(readme, block) and "old" not in readme.read_text()
+    path = tmp_path / "README.md"
+    begin, end = readme.markers("answers")
+    path.write_text(f"top\n{begin}\nold\n{end}\nend\n")
+    assert readme.write(path, blocks) and "old" not in path.read_text()
+    assert not readme.write(path, blocks)  # nothing changes a second time
 
 
 def test_findings_have_anchors_that_their_links_reach(run):

@@ -63,9 +63,14 @@ def test_what_a_clip_shape_means_under_eager_semantics(read, order, semantics, m
 
 
 def test_the_answer_holds_where_the_write_follows_the_read():
-    assert CLIP.in_scope(clip_shape()) and not CLIP.in_scope(clip_shape(read="alias", order="before"))
-    assert all(workloads.get(w).in_scope(s) for w in ("brn", "kvcache", "ema")
-               for s in workloads.get(w).shapes("vector"))  # fmt: skip
+    assert CLIP.in_scope(clip_shape()) and not CLIP.in_scope(
+        clip_shape(read="alias", order="before")
+    )
+    assert all(
+        workloads.get(w).in_scope(s)
+        for w in ("brn", "kvcache", "ema")
+        for s in workloads.get(w).shapes("vector")
+    )
 
 
 def test_a_copy_read_exists_only_where_it_can_matter():
@@ -83,7 +88,8 @@ def test_every_shape_renders_the_write_where_the_shape_says(name):
         ast.parse("class V:\n" + source)
         placement = shape.values.get("write")
         if placement == "inline":
-            assert "self.write" not in source and "ops.assign" in source or "index_add" in source
+            assert "self.write" not in source
+            assert "ops.assign" in source or "index_add" in source
         if placement == "helper":
             assert "self.write" in source
         if placement == "depend":
