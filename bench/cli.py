@@ -65,7 +65,7 @@ def parser() -> OneLineParser:
     p.add_argument(
         "--processes",
         type=positive_int,
-        help="timing processes per cell in the first stage (default 2; quick 1, rigorous 3)",
+        help="timing processes per cell in the first stage (default 1; quick 1, rigorous 2)",
     )
     p.add_argument(
         "--cell-seconds",
@@ -81,8 +81,8 @@ def parser() -> OneLineParser:
         "--jobs",
         type=positive_int,
         default=1,
-        help="concurrent timing processes in every mode (default 1; GRAPH_MODE alone runs two, "
-        "measured harmless there; see README before raising it)",
+        help="concurrent timing processes (default 1: two concurrent GRAPH_MODE processes "
+        "tripled the between-process spread here; see README before raising it)",
     )
     p.add_argument("--threads", type=positive_int, default=1, help="CPU op threads (default 1)")
     p.add_argument(

@@ -75,6 +75,7 @@ class Standing:
     """A candidate strategy's outcome against the fastest, per size and overall."""
 
     strategy: str
+    reference: bool = False  # the fastest, which the others are compared with
     comparisons: dict[int, cellstats.Comparison] = field(default_factory=dict)
 
     @property
@@ -109,28 +110,43 @@ class ModeAnalysis:
         }
 
     def fastest_of(self, names) -> str | None:
-        """Among ``names``, the candidate with the lowest mean relative added time."""
-        scores = {
-            s: float(np.mean([c.estimate.ratio - 1.0 for c in cells.values()]))
-            for s, cells in self.candidates.items()
-            if s in names
+        """Among ``names``, the candidate with the lowest mean added time over the sizes, each
+        size's added time divided by one common step (the median twin step at that size): a
+        strategy's own ratio divides by its own twin, and twins differ (a host update's twin is
+        the bare forward), so ratios of different twins do not rank."""
+        mine = {s: cells for s, cells in self.candidates.items() if s in names}
+        if not mine:
+            return None
+        common = {
+            n: float(np.median([cells[n].control_step_s for cells in mine.values()]))
+            for n in self.sizes
         }
-        return min(scores, key=lambda s: (scores[s], s)) if scores else None
+        scores = {
+            s: float(np.mean([cells[n].estimate.added_s / common[n] for n in self.sizes]))
+            for s, cells in mine.items()
+        }
+        return min(scores, key=lambda s: (scores[s], s))
 
-    def rank(self, names) -> dict[str, Standing]:
-        """Each of ``names`` (timed candidates) against the fastest of them, per size."""
+    def rank(self, names, others=()) -> dict[str, Standing]:
+        """Each of ``names`` (timed candidates) against the fastest of them, per size; ``others``
+        (working strategies that are not candidates) against the same reference. The reference
+        itself is equivalent to itself by definition (its difference is zero, not an estimate)."""
         best_name = self.fastest_of(names)
         if best_name is None:
             return {}
         best = self.candidates[best_name]
         out = {}
-        for s in names:
+        for s in [*sorted(names), *sorted(set(others) - set(names))]:
             if s not in self.candidates:
                 continue
-            standing = Standing(s)
+            standing = Standing(s, reference=s == best_name)
             for n in self.sizes:
-                standing.comparisons[n] = cellstats.compare(
-                    self.candidates[s][n].estimate, best[n].estimate, self.margin
+                standing.comparisons[n] = (
+                    cellstats.Comparison(0.0, 0.0, 0.0, self.margin.at(best[n].control_step_s))
+                    if s == best_name
+                    else cellstats.compare(
+                        self.candidates[s][n].estimate, best[n].estimate, self.margin
+                    )
                 )
             out[s] = standing
         return out

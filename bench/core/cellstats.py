@@ -169,7 +169,7 @@ class Margin:
         return f"the larger of {self.rel:.0%} of the step and {self.abs_s * 1e6:g} µs"
 
 
-EQUIVALENT, SLOWER, UNDETERMINED = "equivalent", "slower", "undetermined"
+EQUIVALENT, SLOWER, FASTER, UNDETERMINED = "equivalent", "slower", "faster", "undetermined"
 
 
 @dataclass(frozen=True)
@@ -189,6 +189,8 @@ class Comparison:
             outcome = EQUIVALENT
         elif self.low_s > self.margin_s:
             outcome = SLOWER
+        elif self.high_s < -self.margin_s:
+            outcome = FASTER
         else:
             outcome = UNDETERMINED
         object.__setattr__(self, "outcome", outcome)
@@ -202,11 +204,14 @@ def compare(candidate: Estimate, fastest: Estimate, margin: Margin) -> Compariso
 
 
 def decide(outcomes: list[str]) -> str:
-    """A strategy over sizes: slower anywhere is slower; equivalent everywhere is equivalent."""
+    """A strategy over sizes: slower anywhere is slower; equivalent everywhere is equivalent;
+    faster somewhere and equivalent or faster elsewhere is faster; anything else undetermined."""
     if SLOWER in outcomes:
         return SLOWER
     if outcomes and all(o == EQUIVALENT for o in outcomes):
         return EQUIVALENT
+    if outcomes and FASTER in outcomes and all(o in (EQUIVALENT, FASTER) for o in outcomes):
+        return FASTER
     return UNDETERMINED
 
 

@@ -37,7 +37,10 @@ def merge_replicas(group: list[Verdict]) -> Verdict:
     if len(set(sigs)) == 1:
         return replace(first, replica=-1, evidence={"gate": sigs})
     worst = min((v for v in group if v.status != Status.WORKS), key=lambda v: ORDER.index(v.status))
-    status = Status.INCORRECT if worst.status in (Status.INCORRECT, Status.WORKS) else worst.status
+    # Right in one process and not in another is "differs between processes" (silently wrong:
+    # a user cannot tell which they get), whatever the wrong processes did.
+    some_work = any(v.status == Status.WORKS for v in group)
+    status = Status.INCORRECT if some_work or worst.status == Status.INCORRECT else worst.status
     kinds = sorted({k for v in group for k in v.kinds} | {str(Kind.DIFFERS)})
     return replace(
         worst,

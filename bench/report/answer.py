@@ -18,13 +18,14 @@ import ast
 import math
 from dataclasses import dataclass, field
 
-from bench.core.cellstats import EQUIVALENT, SLOWER, UNDETERMINED
+from bench.core.cellstats import EQUIVALENT, FASTER, SLOWER, UNDETERMINED
 from bench.measured.apis import PLATFORM
 from bench.measured.shapes import Shape
 from bench.report import fmt
 from bench.report.load import RunData
 
 NOT_TIMED = "not timed"
+NO_CANDIDATE = f"no API documented for the {PLATFORM} is correct in every shape here"
 
 
 def simplicity(facts: dict, name: str) -> tuple:
@@ -134,38 +135,43 @@ class Choice:
 
 
 def _pick(names: list[str], outcome: dict[str, str], facts: dict, mode: str, fastest) -> Choice:
+    """The simplest candidate not slower than the fastest: decided when it is equivalent (or
+    faster) and no simpler candidate is still undetermined; otherwise named, as undetermined."""
     order = sorted(names, key=lambda s: simplicity(facts.get(s, {}), s))
-    eq = [s for s in order if outcome.get(s) == EQUIVALENT]
+    eq = [s for s in order if outcome.get(s) in (EQUIVALENT, FASTER)]
     und = [s for s in order if outcome.get(s) == UNDETERMINED]
-    if not eq:
-        if und:
-            return Choice(
-                mode,
-                None,
-                False,
-                "no candidate is equivalent to the fastest yet; "
-                f"{', '.join(und)} undetermined at this precision",
-                eq,
-                und,
-                fastest=fastest,
-            )
+    if not order:
+        return Choice(mode, None, True, NO_CANDIDATE, eq, und, fastest=fastest)
+    if not eq and not und:
         return Choice(
             mode,
             None,
             True,
-            "no API documented for the CPU is correct in every shape here",
+            "no candidate is as fast as the fastest everywhere",
             eq,
             und,
             fastest=fastest,
         )
-    best = eq[0]
+    best = (eq or und)[0]
     simpler = [s for s in und if order.index(s) < order.index(best)]
+    if not eq:
+        return Choice(
+            mode,
+            best,
+            False,
+            "correct everywhere; whether it costs the same as the fastest candidate is "
+            "undetermined at this precision",
+            eq,
+            und,
+            fastest=fastest,
+        )
     if simpler:
         return Choice(
             mode,
             best,
             False,
-            f"{', '.join(simpler)} (simpler) is undetermined at this precision",
+            f"{', '.join(simpler)} (simpler) {'are' if len(simpler) > 1 else 'is'} "
+            "undetermined at this precision",
             eq,
             und,
             fastest=fastest,
@@ -179,6 +185,16 @@ def _pick(names: list[str], outcome: dict[str, str], facts: dict, mode: str, fas
         und,
         fastest=fastest,
     )
+
+
+def alternatives(c: Choice) -> str:
+    """The other candidates not shown slower: equivalent ones, then undetermined ones."""
+    eq = ", ".join(f"`{s}`" for s in c.equivalent if s != c.strategy)
+    und = ", ".join(f"`{s}`" for s in c.undetermined if s != c.strategy)
+    parts = [eq] if eq else []
+    if und:
+        parts.append(f"undetermined: {und}")
+    return "; ".join(parts) or "none"
 
 
 def workload_answer(run: RunData, mode: str) -> Choice:
@@ -221,13 +237,15 @@ def workload_answer(run: RunData, mode: str) -> Choice:
 
 
 def cross_answer(runs: dict[str, RunData], mode: str) -> tuple[Choice, dict]:
-    """The answer of one mode across workloads, and {strategy: {workload: what it did}}."""
+    """The answer of one mode across workloads, and {strategy: {workload: what it did}}: for a
+    strategy correct in a workload, its cost against that workload's fastest candidate (also for
+    strategies that are not candidates, so a faster undocumented API is visible)."""
     facts: dict = {}
     for run in runs.values():
         facts.update(run.manifest.strategies)
     table: dict[str, dict[str, str]] = {}
-    outcome: dict[str, str] = {}
-    names = []
+    outcome: dict[str, list[str]] = {}
+    names, correct = [], {}
     for s in sorted(facts):
         row, ok = {}, True
         for w, run in runs.items():
@@ -240,27 +258,64 @@ def cross_answer(runs: dict[str, RunData], mode: str) -> tuple[Choice, dict]:
                 row[w], ok = f"{failing[0][1]} in `{failing[0][0]}`", False
             else:
                 row[w] = "correct"
+                correct.setdefault(w, []).append(s)
         if PLATFORM not in facts[s].get("platforms", []):
             row["docs"], ok = f"not documented for the {PLATFORM}", False
         table[s] = row
         if ok:
             names.append(s)
-    for w, run in runs.items():  # the cost of the candidates, in each workload
+    for w, run in runs.items():  # costs against each workload's fastest candidate
         m = run.analysis.get(mode)
-        standings = m.rank(names) if m else {}
-        for s in names:
-            o = standings[s].outcome if s in standings else NOT_TIMED
+        standings = m.rank(names, others=correct.get(w, [])) if m else {}
+        for s in correct.get(w, []):
+            st = standings.get(s)
+            o = NOT_TIMED if st is None else "fastest" if st.reference else st.outcome
             table[s][w] = o
-            outcome.setdefault(s, []).append(o)
+            if s in names:
+                outcome.setdefault(s, {})[w] = EQUIVALENT if o == "fastest" else o
     decided = {}
     for s, found in outcome.items():
-        timed = [o for o in found if o != NOT_TIMED]
+        timed = [o for o in found.values() if o != NOT_TIMED]
         if timed:
             decided[s] = (
                 SLOWER
                 if SLOWER in timed
                 else EQUIVALENT
-                if all(o == EQUIVALENT for o in timed)
+                if all(o in (EQUIVALENT, FASTER) for o in timed)
                 else UNDETERMINED
             )
-    return _pick(names, decided, facts, mode, None), table
+    choice = _pick(names, decided, facts, mode, None)
+    if choice.strategy is None and names and outcome:
+        choice = _least_slower(names, outcome, facts, mode)
+    return choice, table
+
+
+def _least_slower(names: list[str], outcome: dict, facts: dict, mode: str) -> Choice:
+    """Every candidate is slower than some workload's fastest: the one slower in the fewest
+    workloads (then as fast as the fastest in the most, then the simplest), named with where."""
+
+    def key(s):
+        found = outcome.get(s, {})
+        slower = sum(o == SLOWER for o in found.values())
+        good = sum(o in (EQUIVALENT, FASTER) for o in found.values())
+        return (slower, -good, simplicity(facts.get(s, {}), s))
+
+    best = min(names, key=key)
+    found = outcome.get(best, {})
+    by = {o: [w for w, x in found.items() if x == o] for o in (EQUIVALENT, UNDETERMINED, SLOWER)}
+    parts = [
+        f"{what} in {', '.join(by[o])}"
+        for o, what in (
+            (EQUIVALENT, "as fast as the fastest candidate"),
+            (UNDETERMINED, "undetermined"),
+            (SLOWER, "slower than the fastest candidate"),
+        )
+        if by[o]
+    ]
+    return Choice(
+        mode,
+        best,
+        False,
+        "correct everywhere, but no candidate is as fast as the fastest in every workload; "
+        "this one is " + "; ".join(parts),
+    )

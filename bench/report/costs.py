@@ -65,7 +65,7 @@ def per_mode(run: RunData) -> list[str]:
 
 
 def _rank(m, strategy: str) -> tuple:
-    order = {"fastest": 0, "equivalent": 1, "undetermined": 2, "slower": 3}
+    order = {"fastest": 0, "faster": 1, "equivalent": 1, "undetermined": 2, "slower": 3}
     standing = m.standings.get(strategy)
     outcome = "fastest" if strategy == m.fastest else standing.outcome if standing else "z"
     return (order.get(outcome, 4), strategy)

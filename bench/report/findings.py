@@ -86,6 +86,7 @@ class Entry:
     example: dict = field(default_factory=dict)  # a failing verdict row, as a dict
     pair_breaks: tuple | None = None  # graph breaks (works side, fails side) under bytecode
     mindspore: str = ""
+    n: int = 1  # the n-th entry with the same slug text (anchors must be unique)
 
     @property
     def kind(self) -> str:
@@ -111,7 +112,8 @@ class Entry:
             + "-"
             + "-".join(self.modes)
         )
-        return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:80]
+        slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:80]
+        return slug if self.n == 1 else f"{slug}-{self.n}"
 
     @property
     def documented(self) -> str:
@@ -171,7 +173,12 @@ def entries(run: RunData) -> list[Entry]:
             rest.strategy.isin(strategies) & (rest.outcome == outcome) & rest["mode"].isin(modes)
         ]
         out.append(_entry(run, hit, outcome, modes, pairs, None, version))
-    return sorted(out, key=lambda e: (e.rule is None, -sum(len(s) for s in e.shapes.values())))
+    out.sort(key=lambda e: (e.rule is None, -sum(len(s) for s in e.shapes.values())))
+    seen: Counter = Counter()
+    for e in out:
+        seen[e.slug] += 1
+        e.n = seen[e.slug]
+    return out
 
 
 def _entry(run, hit, outcome, modes, pairs, rule, version) -> Entry:

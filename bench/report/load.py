@@ -178,6 +178,13 @@ def load(run_dir: Path) -> RunData:
         plan.get("batch_sizes", []),
         margin,
     )
+    # A strategy in a shape whose final verdict is not "works" (a timing process saw it wrong at
+    # one size) is reported as incorrect at every size: none of its numbers is shown as a cost.
+    wrong = {(v.strategy, v.shape, v.mode) for v in final if v.status != "works"}
+    for m in found.values():
+        for c in m.cells.values():
+            if c.role == "update" and (c.id.strategy, c.id.shape, c.id.mode) in wrong:
+                c.status = "incorrect"
     screen = pd.DataFrame(
         [
             {

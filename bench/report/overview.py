@@ -9,6 +9,7 @@ from pathlib import Path
 from bench.core import paths
 from bench.core.schema import KINDS
 from bench.measured import workloads
+from bench.measured.apis import PLATFORM
 from bench.measured.modes import MODES, label
 from bench.report import answer, findings, fmt, words
 from bench.report.load import RunData, load
@@ -51,11 +52,9 @@ def answer_rows(runs: dict[str, RunData]) -> list[list[str]]:
             for r in runs.values()
             if c.strategy in r.manifest.strategies
         )
-        what = f"`{_code(runs, c.strategy, mode)}`" + (
-            "" if c.decided else f" — *undetermined: {c.why}*"
-        )
+        what = f"`{_code(runs, c.strategy, mode)}`" + ("" if c.decided else f" — *{c.why}*")
         cost = answer.cost_phrase(clip, mode, c.strategy) if clip else "–"
-        others = ", ".join(f"`{s}`" for s in c.equivalent if s != c.strategy) or "none"
+        others = answer.alternatives(c)
         rows.append(
             [
                 label(mode),
@@ -84,15 +83,16 @@ def summary_page(runs: dict[str, RunData], links: dict[str, str]) -> str:
                 "mode",
                 "write this instead of `self.limit.set_data(new)`",
                 "what it adds (the clip cell, per batch size N)",
-                "equivalent alternatives",
+                "alternatives (equivalent; undetermined)",
             ],
             answer_rows(runs),
         ),
-        "*Write this*: the simplest API documented for the CPU that computes what its code "
-        "means in every code shape of every workload where the write follows the reads "
-        "(the clip, Batch Renormalization, a KV cache, an EMA of weights), and whose added time "
-        "is equivalent to the fastest working strategy's in each workload; *undetermined* "
-        "where the data cannot tell at this precision.",
+        f"*Write this*: among the *candidates* (APIs documented for the {PLATFORM} that compute "
+        "what their code means in every code shape of every workload where the write follows "
+        "the reads: the clip, Batch Renormalization, a KV cache, an EMA of weights), the "
+        "simplest whose added time is equivalent to the fastest candidate's in each workload "
+        "(within the margin, 95 % confidence); if none is, the one slower in the fewest "
+        "workloads, with where. *Undetermined* where the data cannot tell at this precision.",
         "",
         "![the answer per mode](../plots/answer.png)",
         "",
@@ -165,13 +165,16 @@ def _candidates(runs) -> list[str]:
         names = sorted(table)
         cols = [w for w in runs if any(w in table[s] for s in names)]
         rows = [
-            [f"`{s}`", *(table[s].get(w, "–") for w in cols), table[s].get("docs", "CPU")]
+            [f"`{s}`", *(table[s].get(w, "–") for w in cols), table[s].get("docs", PLATFORM)]
             for s in names
         ]
         out += [f"**{label(mode)}**", "", *fmt.table(["strategy", *cols, "documented"], rows)]
     return [
-        "Against the fastest working strategy of each workload (equivalent / slower / "
-        "undetermined), or the first shape where it is not correct:",
+        "Each strategy in each workload: where it is correct in every shape the answer must hold "
+        "in, its cost against that workload's fastest candidate (*fastest*, *equivalent*, "
+        "*faster*, *slower* or *undetermined*, by the margin below; strategies that are not "
+        "candidates are compared too, so a faster undocumented API shows), otherwise the first "
+        "shape where it is not correct:",
         "",
         *out,
     ]
@@ -184,7 +187,13 @@ def _provenance(runs) -> list[str]:
             f"`{r.manifest.run_id}`",
             r.tier,
             f"`{r.manifest.command}`",
-            f"{sum(r.manifest.phases.values()) / 60:.1f} min",
+            f"{sum(r.manifest.phases.values()) / 60:.1f} min"
+            + (
+                f" ({len(r.manifest.invocations)} invocations: resumed after an interruption; "
+                "the phase cut short is not counted)"
+                if len(r.manifest.invocations) > 1
+                else ""
+            ),
             f"{r.load.get('max', 0):.2f}" if r.load else "–",
         ]
         for w, r in runs.items()

@@ -19,8 +19,11 @@ def answer_figure(runs: dict, answers: dict, path: Path) -> Path | None:
     if run is None:
         return None
     modes = [m for m in MODES if m in run.modes]
-    fig, axes = _figure(width=5.2 * len(modes), height=4.6, ncols=len(modes))
+    ncols = min(3, len(modes))
+    nrows = -(-(len(modes) + 1) // ncols)  # one more panel for the shared legend
+    fig, axes = _figure(width=5.4 * ncols, height=4.4 * nrows, ncols=ncols, nrows=nrows)
     styles = style()
+    handles: dict[str, object] = {}
     for ax, mode in zip(axes, modes):
         m = run.analysis.get(mode)
         choice = answers.get(mode)
@@ -37,7 +40,7 @@ def answer_figure(runs: dict, answers: dict, path: Path) -> Path | None:
             lo = np.asarray([c.estimate.added_interval[0] for c in cs]) * 1e6
             hi = np.asarray([c.estimate.added_interval[1] for c in cs]) * 1e6
             wide = strategy == pick
-            ax.plot(
+            (line,) = ax.plot(
                 x,
                 y,
                 ls=s["ls"],
@@ -46,17 +49,43 @@ def answer_figure(runs: dict, answers: dict, path: Path) -> Path | None:
                 lw=3 if wide else 1,
                 alpha=1 if wide else 0.6,
                 zorder=5 if wide else 2,
-                label=strategy + (" (answer)" if wide else ""),
+                label=strategy,
             )
+            handles.setdefault(strategy, line)
             if wide:
+                ax.annotate(
+                    f"answer: {strategy}",
+                    (x[-1], y[-1]),
+                    xytext=(-6, 8),
+                    textcoords="offset points",
+                    ha="right",
+                    fontsize=8,
+                    color=s["color"],
+                    fontweight="bold",
+                )
                 ax.fill_between(x, lo, hi, color=s["color"], alpha=0.25)
         _log(ax, "x")
         ax.set_yscale("symlog", linthresh=10)
         ax.axhline(0, color="black", lw=0.8)
         ax.set(title=label(mode), xlabel="batch size N (samples)")
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=6)
-    axes[0].set_ylabel("time the update adds per step (µs)")
+        ax.set_ylabel("time the update adds per step (µs)")
+    for ax in axes[len(modes) :]:
+        ax.axis("off")
+    from matplotlib.lines import Line2D
+
+    axes[len(modes)].legend(
+        handles=[
+            Line2D([], [], ls=styles[k]["ls"], marker=styles[k]["marker"], color=styles[k]["color"])
+            for k in sorted(handles)
+        ],
+        labels=sorted(handles),
+        loc="center",
+        fontsize=9,
+        ncols=2,
+        title="strategy (thick, with its 95 % band: the answer of the mode)",
+        title_fontsize=9,
+    )
     fig.suptitle(
         "The answer per mode: the clip cell of the original report "
         f"(band: the answer's 95 % interval) · MindSpore "

@@ -30,7 +30,7 @@ def answers_block(runs: dict[str, RunData], choices: dict) -> list[str]:
             lines += [f"- **{label(mode)}**: {choice.why} ([details](results/summary.md))."]
             continue
         cost = answer.cost_phrase(clip, mode, choice.strategy)
-        undecided = "" if choice.decided else f" (*undetermined: {choice.why}*)"
+        undecided = "" if choice.decided else f" (*{choice.why}*)"
         lines += [
             f"- **{label(mode)}**{undecided}: {cost} ([evidence](results/summary.md#the-answer))",
             "",

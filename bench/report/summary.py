@@ -7,6 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 from bench.core.schema import KINDS
+from bench.measured.apis import PLATFORM
 from bench.measured.modes import MODES, label
 from bench.report import answer, costs, findings, fmt, shapes_page, words
 from bench.report.load import RunData
@@ -58,12 +59,12 @@ def answer_table(run: RunData) -> list[str]:
             "",
         )
         code = answer.code_for(run, c.strategy, shape)
-        what = f"`{code}`" + ("" if c.decided else f" — *undetermined: {c.why}*")
+        what = f"`{code}`" + ("" if c.decided else f" — *{c.why}*")
         if facts.get("doc_note"):
             what += f" ({facts['doc_note']})"
         cost = answer.cost_phrase(run, mode, c.strategy)
         p = f"; P(fastest) {c.p_fastest:.2f}" if c.p_fastest == c.p_fastest else ""
-        others = ", ".join(f"`{s}`" for s in c.equivalent if s != c.strategy) or "none"
+        others = answer.alternatives(c)
         rows.append(
             [label(mode), what, cost + p, correct_everywhere(run, c.strategy, mode), others]
         )
@@ -72,7 +73,7 @@ def answer_table(run: RunData) -> list[str]:
         "write this",
         "what it adds (vs the same step without the write)",
         "correct in every shape?",
-        "equivalent alternatives",
+        "alternatives (equivalent; undetermined)",
     ]
     return fmt.table(head, rows)
 
@@ -179,9 +180,10 @@ def render(run: RunData, title: str, plots: list[str], links: dict, pages: dict)
     ]
     out += ["## The answer", "", *answer_table(run)]
     out += [
-        f"*Write this*: the simplest correct API whose added time is equivalent to the fastest "
-        f"working strategy's (within {run.margin.describe()}, 95 % confidence) at every size, "
-        "documented for the CPU; undetermined where the data cannot tell. *Correct*: computes "
+        f"*Write this*: among the *candidates* (correct APIs documented for the {PLATFORM}), the "
+        "simplest whose added time is equivalent to the fastest candidate's "
+        f"(within {run.margin.describe()}, 95 % confidence) at every size; undetermined where "
+        "the data cannot tell. *Correct*: computes "
         "what the code means, in every code shape, in every gate process and after every timed "
         "step.",
         "",

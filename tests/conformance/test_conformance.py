@@ -23,7 +23,8 @@ from bench.core.schema import Kind, signature
 from bench.measured import workloads
 from tests.conftest import bench
 
-pytestmark = [pytest.mark.conformance, pytest.mark.mindspore]
+# A fresh gate of every workload takes about a quarter of an hour here: past the default 600 s.
+pytestmark = [pytest.mark.conformance, pytest.mark.mindspore, pytest.mark.timeout(3600)]
 VARIES = f"incorrect: {Kind.DIFFERS}"
 REPROS = sorted(p for p in RESULTS_DIR.glob("*/repros/*.py") if not p.name.endswith("_suite.py"))
 

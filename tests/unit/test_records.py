@@ -141,3 +141,9 @@ def test_a_cell_recorded_as_varying_accepts_either_outcome(tmp_path):
     for found in (v(), v("incorrect", "write dropped")):
         assert expected.compare([found], expected.read(path)) == []
     assert expected.compare([v("raises", detail="x: y")], expected.read(path))
+
+
+def test_right_in_one_process_and_raising_in_another_is_silently_wrong():
+    final = verdicts.final([v(replica=0), v("raises", "", 1, detail="AttributeError: x")], [])
+    (f,) = final
+    assert f.status == Status.INCORRECT and f.kind == "differs between processes"
