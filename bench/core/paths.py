@@ -30,3 +30,20 @@ def raw_dir(results: Path) -> Path:
 def runs(raw: Path) -> list[Path]:
     """Run folders under ``raw``, oldest first (run ids sort by start time)."""
     return sorted(p for p in Path(raw).glob("*") if (p / "manifest.json").is_file())
+
+
+def reference(raw: Path) -> Path | None:
+    """The run a workload's reference report comes from: the newest complete run that wrote the
+    reference (a full run, or one with ``--publish``); a run still going, stopped or failed, or
+    a subset run, is never the reference while such a run exists. Else the newest."""
+    import json
+
+    found = runs(raw)
+    for run in reversed(found):
+        try:
+            manifest = json.loads((run / "manifest.json").read_text())
+        except (OSError, ValueError):
+            continue
+        if manifest.get("status") == "complete" and manifest.get("publish"):
+            return run
+    return found[-1] if found else None

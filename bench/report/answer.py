@@ -14,17 +14,15 @@ must be correct in every workload and equivalent in each.
 
 from __future__ import annotations
 
-import ast
 import math
 from dataclasses import dataclass, field
 
 from bench.core.cellstats import EQUIVALENT, FASTER, SLOWER, UNDETERMINED
 from bench.measured.apis import PLATFORM
 from bench.measured.shapes import Shape
-from bench.report import fmt
 from bench.report.load import RunData
+from bench.report.phrases import NOT_TIMED
 
-NOT_TIMED = "not timed"
 NO_CANDIDATE = f"no API documented for the {PLATFORM} is correct in every shape here"
 
 
@@ -54,70 +52,6 @@ def scope_failures(run: RunData, strategy: str, mode: str) -> list[tuple[str, st
     return [(r.shape, f"{r.label}: {r.kind}" if r.kind else r.label) for r in bad.itertuples()]
 
 
-def code_for(run: RunData, strategy: str, shape: str = "") -> str:
-    """The lines a user writes for ``strategy`` in this workload (the row write for the cache)."""
-    facts = run.manifest.strategies.get(strategy, {})
-    code = facts.get("code", {})
-    row = shape.split("-", maxsplit=1)[0] == "row" and "write_row" in code
-    method = "write_row" if row and "write_row" in run.work.code_names else "write"
-    text = code.get(method, "")
-    names = run.work.code_names.get(method)
-    if not text or facts.get("custom"):
-        return facts.get("description", "")
-    if names:
-        args = {"write": ("param", "value"), "write_row": ("param", "index", "row")}[method]
-        mapping = dict(zip(args, names))
-        tree = ast.parse(text)
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and node.id in mapping:
-                node.id = mapping[node.id]
-        text = ast.unparse(tree)
-    return text
-
-
-def cost_phrase(run: RunData, mode: str, strategy: str) -> str:
-    """What the update adds, as a user reads it: ``+7 µs a step (+4 %) at N=1; not measurable
-    at N ≥ 64`` (a distribution mode: the median and quartiles of the rounds)."""
-    m = run.analysis.get(mode)
-    cells = m.candidates.get(strategy) if m else None
-    if not cells:
-        return NOT_TIMED
-    parts: list[tuple[str, int]] = []
-    for n in sorted(cells):
-        c = cells[n]
-        if run.work and _distribution(mode):
-            q1, q2, q3 = c.added_quartiles()
-            text = (
-                f"{fmt.signed(q2)} a step (rounds' quartiles {fmt.signed(q1)} … {fmt.signed(q3)})"
-            )
-        else:
-            e, margin = c.estimate, run.margin.at(c.control_step_s)
-            low, high = e.added_interval
-            if math.isfinite(low) and -margin <= low and high <= margin:
-                text = "not measurable"
-            else:
-                text = f"{fmt.signed(e.added_s)} a step ({(e.ratio - 1) * 100:+.0f} %)"
-        if parts and parts[-1][0] == text and text == "not measurable":
-            continue
-        parts.append((text, n))
-    sym = run.symbol
-    sizes = sorted(cells)
-    out = []
-    for i, (text, n) in enumerate(parts):
-        last = i == len(parts) - 1
-        where = (
-            f"{sym} ≥ {n}" if last and text == "not measurable" and n != sizes[-1] else f"{sym}={n}"
-        )
-        out.append(f"{text} at {where}")
-    return "; ".join(out)
-
-
-def _distribution(mode: str) -> bool:
-    from bench.measured.modes import MODES
-
-    return mode in MODES and MODES[mode].distribution
-
-
 @dataclass
 class Choice:
     """The answer of one mode (in one workload, or across them)."""
@@ -132,6 +66,7 @@ class Choice:
     fastest: str | None = None
     rejected: dict[str, str] = field(default_factory=dict)  # candidate -> why not
     faster: list[str] = field(default_factory=list)  # working non-candidates that add less
+    short: str = ""  # why it is not decided, in a few words (README)
 
 
 def _pick(names: list[str], outcome: dict[str, str], facts: dict, mode: str, fastest) -> Choice:
@@ -164,6 +99,7 @@ def _pick(names: list[str], outcome: dict[str, str], facts: dict, mode: str, fas
             eq,
             und,
             fastest=fastest,
+            short="its cost against the fastest candidate is undetermined at this precision",
         )
     if simpler:
         return Choice(
@@ -175,6 +111,7 @@ def _pick(names: list[str], outcome: dict[str, str], facts: dict, mode: str, fas
             eq,
             und,
             fastest=fastest,
+            short=f"simpler {', '.join(simpler)} undetermined at this precision",
         )
     return Choice(
         mode,
@@ -318,4 +255,5 @@ def _least_slower(names: list[str], outcome: dict, facts: dict, mode: str) -> Ch
         False,
         "correct everywhere, but no candidate is as fast as the fastest in every workload; "
         "this one is " + "; ".join(parts),
+        short="slower than the fastest candidate in " + ", ".join(by[SLOWER]),
     )

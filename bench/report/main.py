@@ -132,7 +132,10 @@ def main(argv=None) -> int:
             raw = paths.raw_dir(results)
             if args.all and not paths.runs(raw):
                 continue
-            for run_name in [None] if args.all else args.runs or [None]:
+            if args.all:
+                jobs.append((paths.reference(raw), results))
+                continue
+            for run_name in args.runs or [None]:
                 jobs.append((find_run(run_name, raw), results))
     except UsageError as err:
         print(f"report: error: {err}", file=sys.stderr)

@@ -11,17 +11,18 @@ from bench.core.schema import KINDS
 from bench.measured import workloads
 from bench.measured.apis import PLATFORM
 from bench.measured.modes import MODES, label
-from bench.report import answer, findings, fmt, words
+from bench.report import answer, findings, fmt, phrases, words
 from bench.report.load import RunData, load
 
 
 def reference_runs(results: Path = paths.RESULTS_DIR) -> dict[str, RunData]:
-    """{workload: RunData} of the newest run in each ``results/<workload>/raw/``."""
+    """{workload: RunData} of the reference run in each ``results/<workload>/raw/`` (the newest
+    complete one: ``paths.reference``)."""
     out = {}
     for name in workloads.WORKLOADS:
-        found = paths.runs(paths.raw_dir(Path(results) / name))
+        found = paths.reference(paths.raw_dir(Path(results) / name))
         if found:
-            out[name] = load(found[-1])
+            out[name] = load(found)
     return out
 
 
@@ -37,7 +38,7 @@ def answers(runs: dict[str, RunData]) -> dict[str, tuple]:
 
 def _code(runs, strategy: str, mode: str) -> str:
     run = runs.get("clip") or next(iter(runs.values()))
-    return answer.code_for(run, strategy)
+    return phrases.code_for(run, strategy).replace("\n", "; ")  # one table cell
 
 
 def answer_rows(runs: dict[str, RunData]) -> list[list[str]]:
@@ -53,7 +54,7 @@ def answer_rows(runs: dict[str, RunData]) -> list[list[str]]:
             if c.strategy in r.manifest.strategies
         )
         what = f"`{_code(runs, c.strategy, mode)}`" + ("" if c.decided else f" — *{c.why}*")
-        cost = answer.cost_phrase(clip, mode, c.strategy) if clip else "–"
+        cost = phrases.cost_phrase(clip, mode, c.strategy) if clip else "–"
         others = answer.alternatives(c)
         rows.append(
             [
@@ -187,6 +188,7 @@ def _provenance(runs) -> list[str]:
             f"`{r.manifest.run_id}`",
             r.tier,
             f"`{r.manifest.command}`",
+            f"`{r.manifest.suite_commit or '?'}`",
             f"{sum(r.manifest.phases.values()) / 60:.1f} min"
             + (
                 f" ({len(r.manifest.invocations)} invocations: resumed after an interruption; "
@@ -202,7 +204,15 @@ def _provenance(runs) -> list[str]:
         "## Where these numbers come from",
         "",
         *fmt.table(
-            ["workload", "run", "tier", "command", "wall time", "others' CPU while timing (max)"],
+            [
+                "workload",
+                "run",
+                "tier",
+                "command",
+                "suite commit",
+                "wall time",
+                "others' CPU while timing (max)",
+            ],
             rows,
         ),
     ]

@@ -270,6 +270,9 @@ def cost_vs_size(run, rows, mode: str, path: Path) -> Path | None:
         )
         ax.plot(g["size"], g.floor_s * 1e3, ":", color=s["color"], lw=1)
     _log(ax, "x", "y")
+    # A floor far below every step (a one-row write) would squash the steps into the top of the
+    # axis: show two decades below the fastest step; lower floors are cut off.
+    ax.set_ylim(bottom=max(float(mine.floor_s.min()), float(mine.step_s.min()) / 100) * 1e3 / 1.5)
     ax.set(
         title=f"Time per step vs state size (dotted: memory-bandwidth floor), {label(mode)}\n"
         f"{provenance(run)}",

@@ -32,9 +32,9 @@ def version_key(version: str) -> tuple:
 def load_releases(folder: Path, extra=(), problems: list | None = None) -> dict:
     """{MindSpore version: run}: the newest run per release folder, then the clip reference."""
     found = {}
-    reference = paths.runs(paths.raw_dir(paths.results_dir("clip")))
-    newest = [paths.runs(sub)[-1] for sub in sorted(Path(folder).glob("*/raw")) if paths.runs(sub)]
-    for run_dir in [*newest, *reference[-1:], *map(Path, extra)]:
+    reference = paths.reference(paths.raw_dir(paths.results_dir("clip")))
+    newest = [paths.reference(sub) for sub in sorted(Path(folder).glob("*/raw")) if paths.runs(sub)]
+    for run_dir in [*newest, *([reference] if reference else []), *map(Path, extra)]:
         try:
             run = load.load(run_dir)
         except SchemaError as err:  # a run of an older suite: named, not compared
@@ -110,7 +110,14 @@ def render(runs: dict, problems: list) -> str:
         "# Across MindSpore releases",
         "",
         f"Releases measured: {', '.join(runs)}. One run per release, each gated in every "
-        "strategy × shape × mode by the same suite; the 2.10.0 column is the clip's reference run.",
+        "strategy × shape × mode; which run, tier and suite commit each column comes from is in "
+        "the provenance table at the end"
+        + "".join(
+            f"; the {v} column is the clip's reference run"
+            for v, r in runs.items()
+            if r.run_dir.parent.parent.name == "clip"
+        )
+        + ".",
         "",
         "## Verdicts that change between releases",
         "",

@@ -9,7 +9,7 @@ from pathlib import Path
 from bench.core.schema import KINDS
 from bench.measured.apis import PLATFORM
 from bench.measured.modes import MODES, label
-from bench.report import answer, costs, findings, fmt, shapes_page, words
+from bench.report import answer, costs, findings, fmt, phrases, shapes_page, words
 from bench.report.load import RunData
 
 
@@ -58,11 +58,11 @@ def answer_table(run: RunData) -> list[str]:
             ),
             "",
         )
-        code = answer.code_for(run, c.strategy, shape)
+        code = phrases.code_for(run, c.strategy, shape).replace("\n", "; ")  # one table cell
         what = f"`{code}`" + ("" if c.decided else f" — *{c.why}*")
         if facts.get("doc_note"):
             what += f" ({facts['doc_note']})"
-        cost = answer.cost_phrase(run, mode, c.strategy)
+        cost = phrases.cost_phrase(run, mode, c.strategy)
         p = f"; P(fastest) {c.p_fastest:.2f}" if c.p_fastest == c.p_fastest else ""
         others = answer.alternatives(c)
         rows.append(

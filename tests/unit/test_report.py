@@ -190,3 +190,25 @@ def test_a_page_uses_only_defined_words():
     text = " ".join(words.TERMS)
     for term in ("no-update twin", "A/A", "undetermined", "eager semantics", "stale read"):
         assert term in text
+
+
+def test_the_releases_page_names_each_column_and_renders(tmp_path, monkeypatch):
+    """Two releases from the fixture run (one relabelled 2.9.0): both columns, each with its
+    run in the provenance table, and no claim about a reference run that is not there."""
+    from bench.core import paths
+    from bench.report import releases
+
+    monkeypatch.setattr(paths, "RESULTS_DIR", tmp_path / "no-results")
+    for version in ("2.9.0", "2.10.0"):
+        target = tmp_path / "releases" / version / "raw" / RUN.name
+        shutil.copytree(RUN, target)
+        manifest = json.loads((target / "manifest.json").read_text())
+        manifest.setdefault("environment", {})["mindspore"] = version
+        (target / "manifest.json").write_text(json.dumps(manifest))
+    out = tmp_path / "releases.md"
+    assert releases.main([str(tmp_path / "releases"), "--out", str(out)]) == 0
+    page = out.read_text()
+    check_gfm(page, "releases")
+    assert "Releases measured: 2.9.0, 2.10.0" in page and "reference run" not in page
+    provenance = tables(page)[-1]
+    assert [row[0] for row in provenance[1:]] == ["2.9.0", "2.10.0"]
