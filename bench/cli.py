@@ -81,8 +81,8 @@ def parser() -> OneLineParser:
         "--jobs",
         type=positive_int,
         default=1,
-        help="concurrent timing processes (default 1: two concurrent GRAPH_MODE processes "
-        "tripled the between-process spread here; see README before raising it)",
+        help="concurrent timing processes (default 1: on a 2-core machine a second timing "
+        "process competes with the one being timed)",
     )
     p.add_argument("--threads", type=positive_int, default=1, help="CPU op threads (default 1)")
     p.add_argument(

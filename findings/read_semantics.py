@@ -84,7 +84,9 @@ if __name__ == "__main__":
     else:  # one process per mode: MindSpore's context is process-global
         import mindspore
 
-        print(f"MindSpore {mindspore.__version__}, CPU; a (1,) Parameter at 1.0, the write stores 2.0")
+        print(
+            f"MindSpore {mindspore.__version__}, CPU; a (1,) Parameter at 1.0, the write stores 2.0"
+        )
         for mode in MODES:
             subprocess.run([sys.executable, __file__, mode], check=False,
                            stderr=subprocess.DEVNULL)  # fmt: skip

@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-CELLS = '''import numpy as np
+CELLS = """import numpy as np
 from mindspore import nn, ops, Parameter, Tensor
 
 
@@ -37,7 +37,7 @@ class Writes(Reads):
         out = ops.clip_by_value(x, -self.limit, self.limit)
         ops.assign(self.limit, self.limit + 1)
         return out
-'''
+"""
 
 
 def one(mode: str, folder: str) -> None:
@@ -66,8 +66,11 @@ def one(mode: str, folder: str) -> None:
             for _ in range(3):
                 out = float(cell(x).asnumpy().max())
                 after.append(f"{out:g}/{float(cell.limit.asnumpy()):g}")
-            print(f"{mode:13s} {name:6s} host {how:10s} bounds before {before}; after the host "
-                  f"wrote 10, bound/Parameter per call: {', '.join(after)}", flush=True)  # fmt: skip
+            print(
+                f"{mode:13s} {name:6s} host {how:10s} bounds before {before}; after the host "
+                f"wrote 10, bound/Parameter per call: {', '.join(after)}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":
