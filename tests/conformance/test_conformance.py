@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.core import expected, verdicts
+from bench.core import expected, paths, verdicts
 from bench.core.paths import PLOTS_DIR, RESULTS_DIR, ROOT
 from bench.core.records import Records
 from bench.core.schema import Kind, signature
@@ -134,7 +134,7 @@ def test_every_committed_report_is_what_its_raw_data_renders_to_today(tmp_path):
     for w in workloads.WORKLOADS:
         if (results / w / "raw").is_dir():
             assert main.write(
-                sorted((results / w / "raw").iterdir())[-1], results / w, plots / w, publish=True
+                paths.reference(results / w / "raw"), results / w, plots / w, publish=True
             )
     main.write_overview(results, plots)
     from bench.report import overview, readme
@@ -162,9 +162,9 @@ def test_a_twin_grows_with_the_state_as_its_subject_does():
     removed would stay flat, and every update would look hundreds of times its cost)."""
     from bench.report import load
 
-    runs = sorted((RESULTS_DIR / "ema" / "raw").glob("*"))
-    assert runs, "the EMA reference run is committed"
-    run = load.load(runs[-1])
+    reference = paths.reference(RESULTS_DIR / "ema" / "raw")
+    assert reference, "the EMA reference run is committed"
+    run = load.load(reference)
     checked = 0
     for mode, m in run.analysis.items():
         for c in m.of_role("update"):
