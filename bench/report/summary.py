@@ -35,7 +35,7 @@ def correct_everywhere(run: RunData, strategy: str, mode: str) -> str:
     rows = v[(v.strategy == strategy) & (v["mode"] == mode) & (v.status != "inexpressible")]
     works = int((rows.status == "works").sum())
     if works == len(rows):
-        return f"yes, in all {len(rows)} shapes"
+        return f"yes, in all {len(rows)} shapes" if len(rows) > 1 else "yes, in its one shape"
     bad = rows[rows.status != "works"]
     kinds = Counter(shapes_page.phrase(r) for r in bad.itertuples())
     what = ", ".join(f"{k} in {n}" for k, n in kinds.most_common())
