@@ -226,7 +226,10 @@ def findings_page(runs: dict[str, RunData], repro_links: dict[str, dict]) -> str
         "Each entry: what diverges, where, expected (what the code means under eager "
         "semantics) against observed, one minimal pair (two shapes one change apart) with a "
         "reproduction script for each side (`python <script>` prints REPRODUCED when it sees "
-        "exactly what the gate saw), and what MindSpore's documentation says.",
+        "exactly what the gate saw), and what MindSpore's documentation says. Under "
+        '`jit(capture_mode="bytecode")` the same code can behave differently from one process '
+        "to the next (the *differs between processes* entries): a script of that mode may "
+        "need a few runs to show what it recorded (the conformance test allows three).",
         "",
     ]
     for w, run in runs.items():

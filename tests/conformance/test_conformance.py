@@ -104,20 +104,34 @@ def _run(path: Path):
     )
 
 
+def _reproduced(path: Path, done) -> bool:
+    if _recorded(path)["status"] == "crashed":
+        return done.returncode < 0 or (done.returncode != 0 and "REPRODUCED" not in done.stdout)
+    return done.returncode == 0 and bool(re.search(r"^REPRODUCED: ", done.stdout, re.M))
+
+
+# Bytecode capture differs from process to process (the findings' "differs between processes"
+# entries): a script of that mode may take more than one fresh process to show what it recorded.
+# It must show exactly that in one of these attempts; any other mode, in its first.
+BYTECODE_ATTEMPTS = 3
+
+
 def test_every_committed_repro_reproduces_exactly_what_it_recorded():
     assert REPROS, "the findings link to reproduction scripts"
     with ThreadPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(_run, REPROS))
     wrong = []
     for path, done in results:
-        recorded = _recorded(path)
-        if recorded["status"] == "crashed":
-            ok = done.returncode < 0 or (done.returncode != 0 and "REPRODUCED" not in done.stdout)
-        else:
-            ok = done.returncode == 0 and re.search(r"^REPRODUCED: ", done.stdout, re.M)
-        if not ok:
+        attempts = BYTECODE_ATTEMPTS if path.stem.endswith("-jit_bytecode") else 1
+        tries = [done]
+        while not _reproduced(path, tries[-1]) and len(tries) < attempts:
+            tries.append(_run(path)[1])
+        if not _reproduced(path, tries[-1]):
             tail = (done.stdout + done.stderr).strip().splitlines()[-3:]
-            wrong.append(f"{path.relative_to(ROOT)} ({done.returncode}): {' | '.join(tail)}")
+            wrong.append(
+                f"{path.relative_to(ROOT)} ({done.returncode}, {len(tries)} attempts): "
+                + " | ".join(tail)
+            )
     assert not wrong, "\n".join(wrong)
 
 
