@@ -228,8 +228,10 @@ def findings_page(runs: dict[str, RunData], repro_links: dict[str, dict]) -> str
         "reproduction script for each side (`python <script>` prints REPRODUCED when it sees "
         "exactly what the gate saw), and what MindSpore's documentation says. Under "
         '`jit(capture_mode="bytecode")` the same code can behave differently from one process '
-        "to the next (the *differs between processes* entries): a script of that mode may "
-        "need a few runs to show what it recorded (the conformance test allows three).",
+        "to the next (the *differs between processes* entries), and a script runs its cell "
+        "alone where the gate ran it after other cells in one process: a script of that mode "
+        "may need a few runs to show what it recorded, and some observe something else when "
+        "run alone (`nox -s conformance` runs each up to three times and lists those).",
         "",
     ]
     for w, run in runs.items():
