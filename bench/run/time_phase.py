@@ -60,22 +60,27 @@ def _run_jobs(ctx: RunContext, jobs: list[Job]) -> None:
     ctx.pool(alone, lambda j: _time_job(ctx, j), plan.time_jobs)
 
 
+def _key(mode: str, item: Item) -> tuple:
+    return (mode, item.strategy, item.shape, item.batch_size)
+
+
+def _ks(timings) -> dict[tuple, int]:
+    """{(mode, strategy, shape, size): k} of the cells timed so far: a cell's later processes
+    reuse its first process's k (a cell in another mode is another cell, with its own k)."""
+    return {(t.mode, t.strategy, t.shape, t.batch_size): t.k for t in timings}
+
+
 def stage_zero(ctx: RunContext, cells: dict[str, list[Item]]) -> None:
     precision = ctx.plan.precision
     jobs = []
     for process in range(precision.processes):
         jobs = []
-        ks = {
-            (t.strategy, t.shape, t.batch_size): t.k for t in records.Records(ctx.run.path).timings
-        }
+        ks = _ks(records.Records(ctx.run.path).timings)
         for mode, items in cells.items():
             rounds = (
                 precision.distribution_rounds if ctx.mode(mode).distribution else precision.rounds
             )
-            mine = [
-                replace(c, rounds=rounds, k=ks.get((c.strategy, c.shape, c.batch_size), 0))
-                for c in items
-            ]
+            mine = [replace(c, rounds=rounds, k=ks.get(_key(mode, c), 0)) for c in items]
             job = _job(ctx, mode, process, 0, mine)
             if job:
                 jobs.append(job)
@@ -94,7 +99,7 @@ def later_stage(ctx: RunContext, stage: int, cells: dict[str, list[Item]]) -> bo
     )
     process = precision.processes + stage - 1
     jobs = []
-    ks = {(t.strategy, t.shape, t.batch_size): t.k for t in rec.timings}
+    ks = _ks(rec.timings)
     for mode, items in cells.items():
         if mode not in found:
             continue
@@ -111,7 +116,7 @@ def later_stage(ctx: RunContext, stage: int, cells: dict[str, list[Item]]) -> bo
             rounds = cellstats.rounds_for(want, cell.estimate.procs, m.tau2, 1)
             rounds = min(precision.max_rounds, rounds or precision.max_rounds)
             todo.append(replace(item, rounds=max(rounds, precision.rounds)))
-        todo = [replace(c, k=ks.get((c.strategy, c.shape, c.batch_size), 0)) for c in todo]
+        todo = [replace(c, k=ks.get(_key(mode, c), 0)) for c in todo]
         job = _job(ctx, mode, process, stage, todo)
         if job:
             jobs.append(job)

@@ -48,3 +48,17 @@ def test_faster_somewhere_and_equivalent_elsewhere_is_faster():
     assert decide([FASTER, EQUIVALENT]) == FASTER
     assert decide([FASTER, "slower"]) == "slower"
     assert decide([FASTER, "undetermined"]) == "undetermined"
+
+
+def test_a_cell_reuses_its_own_k_not_the_same_cell_of_another_mode():
+    from dataclasses import replace
+
+    from bench.run import time_phase
+    from bench.run.plan import Item
+
+    graph = replace(timing("host", 10, 2e-4, 1e-5, 0, 0), k=4)
+    pynative = replace(graph, mode="pynative", k=64)
+    ks = time_phase._ks([graph, pynative])
+    item = Item("host", "as-written", "v.py", "scalar", batch_size=10)
+    assert ks[time_phase._key("graph", item)] == 4
+    assert ks[time_phase._key("pynative", item)] == 64
