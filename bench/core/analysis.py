@@ -53,6 +53,23 @@ class Cell:
         return len({t.process for t in self.timings})
 
     @property
+    def raced(self) -> bool:
+        return bool(self.timings) and all(t.race and t.race_base_s for t in self.timings)
+
+    @cached_property
+    def whole_step(self) -> cellstats.Estimate:
+        """Its whole step over the base twin's, paired on the rounds of its races: the one
+        quantity candidates are ranked by (every candidate's races hold the same base twin)."""
+        groups = [[s / b for s, b in zip(t.step_s, t.race_base_s)] for t in self.timings]
+        return cellstats.estimate(groups, self.step_s, self.tau2)
+
+    def versus(self, other: Cell) -> cellstats.Estimate:
+        """Its whole step over ``other``'s, paired round by round in the races both ran in."""
+        theirs = {t.race: t for t in other.timings if t.race}
+        groups = [t.versus(theirs[t.race]) for t in self.timings if t.race in theirs]
+        return cellstats.estimate(groups, other.step_s, self.tau2)
+
+    @property
     def rounds(self) -> int:
         return sum(len(t.step_s) for t in self.timings)
 
@@ -117,6 +134,12 @@ class ModeAnalysis:
         mine = {s: cells for s, cells in self.candidates.items() if s in names}
         if not mine:
             return None
+        if self.raced(mine):
+            scores = {
+                s: float(np.mean([cells[n].whole_step.log_ratio for n in self.sizes]))
+                for s, cells in mine.items()
+            }
+            return min(scores, key=lambda s: (scores[s], s))
         common = {
             n: float(np.median([cells[n].control_step_s for cells in mine.values()]))
             for n in self.sizes
@@ -127,6 +150,21 @@ class ModeAnalysis:
         }
         return min(scores, key=lambda s: (scores[s], s))
 
+    def raced(self, candidates: dict[str, dict[int, Cell]]) -> bool:
+        """Whether every one of ``candidates`` was raced at every size (then every decision is
+        head to head on the whole step; older runs compare added times over separate twins)."""
+        return all(cells[n].raced for cells in candidates.values() for n in self.sizes)
+
+    def _compare(self, cell: Cell, best: Cell, head_to_head: bool) -> cellstats.Comparison:
+        if not head_to_head:
+            return cellstats.compare(cell.estimate, best.estimate, self.margin)
+        est = cell.versus(best)  # whole step / the fastest's whole step, on shared rounds
+        low, high = est.ratio_interval
+        step = best.step_s
+        return cellstats.Comparison(
+            (est.ratio - 1.0) * step, (low - 1.0) * step, (high - 1.0) * step, self.margin.at(step)
+        )
+
     def rank(self, names, others=()) -> dict[str, Standing]:
         """Each of ``names`` (timed candidates) against the fastest of them, per size; ``others``
         (working strategies that are not candidates) against the same reference. The reference
@@ -136,17 +174,18 @@ class ModeAnalysis:
             return {}
         best = self.candidates[best_name]
         out = {}
-        for s in [*sorted(names), *sorted(set(others) - set(names))]:
+        ranked = [*sorted(names), *sorted(set(others) - set(names))]
+        head_to_head = self.raced({s: self.candidates[s] for s in ranked if s in self.candidates})
+        for s in ranked:
             if s not in self.candidates:
                 continue
             standing = Standing(s, reference=s == best_name)
             for n in self.sizes:
+                ref = best[n].step_s if head_to_head else best[n].control_step_s
                 standing.comparisons[n] = (
-                    cellstats.Comparison(0.0, 0.0, 0.0, self.margin.at(best[n].control_step_s))
+                    cellstats.Comparison(0.0, 0.0, 0.0, self.margin.at(ref))
                     if s == best_name
-                    else cellstats.compare(
-                        self.candidates[s][n].estimate, best[n].estimate, self.margin
-                    )
+                    else self._compare(self.candidates[s][n], best[n], head_to_head)
                 )
             out[s] = standing
         return out
@@ -170,8 +209,14 @@ class ModeAnalysis:
 
     @cached_property
     def p_fastest(self) -> dict[str, float]:
+        """P(lowest mean over the sizes) of the quantity ``fastest`` ranks by: the whole step
+        over the base twin's in races, the added time over separate twins in older runs."""
+        raced = self.raced(self.candidates)
         return cellstats.p_fastest(
-            {s: [cells[n].estimate for n in self.sizes] for s, cells in self.candidates.items()}
+            {
+                s: [cells[n].whole_step if raced else cells[n].estimate for n in self.sizes]
+                for s, cells in self.candidates.items()
+            }
         )
 
     @cached_property

@@ -227,11 +227,19 @@ class Timing:
     peak_rss_bytes: int = 0
     order: int = 0  # position of this cell in its process (cells run in a shuffled order)
     stage: int = 0  # the timing stage that measured it (0 first; later ones for undecided cells)
+    race: str = ""  # the race it ran in (every member of a race shares its rounds), "" for none
+    race_base_s: list = field(default_factory=list)  # the race's base twin, the same rounds
     schema_version: int = SCHEMA_VERSION
 
     @property
     def ratios(self) -> list[float]:
         return [s / c for s, c in zip(self.step_s, self.control_s)]
+
+    def versus(self, other: Timing) -> list[float]:
+        """Per-round whole-step ratios to another member of the same race (its same rounds)."""
+        if not self.race or self.race != other.race or len(self.step_s) != len(other.step_s):
+            raise ValueError(f"{self.strategy} and {other.strategy} did not share rounds")
+        return [a / b for a, b in zip(self.step_s, other.step_s)]
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -19,16 +19,15 @@ from bench.core.rundir import CellId
 class Precision:
     """How long and how often to measure: one of the tiers in ``TIERS``.
 
-    Stage 0 times every cell in ``processes`` processes of ``rounds`` paired rounds each; each
-    later stage (one new process) times the A/A cells (stage 1: the between-process spread of a
-    mode is estimated from every cell timed in two processes) and the cells whose decision is
-    still open, as many rounds as the decision needs (at most ``max_rounds``, at most
-    ``cell_seconds`` of blocks)."""
+    Stage 0 times every race in ``processes`` processes of ``rounds`` rounds each; each later
+    stage (one new process) races the candidates whose decision is still open against the
+    fastest, as many rounds as the decision needs (at most ``max_rounds``, at most
+    ``cell_seconds`` of blocks per pair of blocks)."""
 
     tier: str = "default"
-    processes: int = 1
+    processes: int = 2  # every race (so every decision) is timed in two processes at least
     rounds: int = 10
-    stages: int = 2  # later stages: the A/A cells again, and the cells still undecided
+    stages: int = 1  # later stages: races of the decisions still open
     max_rounds: int = 40
     cell_seconds: float = 1.0
     block_seconds: float = 0.01  # a timed block runs k steps, k chosen so a block takes >= this
@@ -128,11 +127,12 @@ class Item:
     intended: bool = True
     control: str = ""  # time: "control/<shape>" paired with it
     control_path: str = ""
-    role: str = "update"  # time: "update", "aa", "layout"; prepare: "calibrate", "screen"
+    role: str = "update"  # time: "race"; prepare: "calibrate", "screen"
     batch_size: int = 0
     k: int = 0  # time: steps per block (0: calibrate)
     rounds: int = 0  # time: paired rounds to run (0: the precision's)
     key_hash: str = ""  # gate: what the verdict depends on, hashed (bench.run.gate_cache)
+    members: tuple = ()  # a race: its Members (as dicts in a job file), timed in the same rounds
 
     def cell(self, mode: str) -> CellId:
         return CellId(self.strategy, self.shape, mode, self.batch_size)
@@ -144,6 +144,27 @@ class Item:
 
     def test_id(self, mode: str) -> str:
         return self.cell(mode).test_id
+
+
+@dataclass(frozen=True)
+class Member:
+    """One cell of a race: a strategy's variant (``update``), the A/A copy of the base twin
+    (``aa``) or a layout twin (``layout``), with the twin its added time is measured against."""
+
+    strategy: str
+    shape: str
+    path: str
+    layout: str
+    role: str  # "update", "aa", "layout"
+    control: str  # "control/<shape>"
+    control_path: str
+    update: bool = True
+
+    def cell(self, mode: str, size: int) -> CellId:
+        return CellId(self.strategy, self.shape, mode, size)
+
+
+RACE = "race"  # the strategy and shape names of a race item (its test id: race@race-<mode>-N<n>)
 
 
 @dataclass(frozen=True)
@@ -170,7 +191,10 @@ class Job:
     def read(cls, path: Path) -> Job:
         data = json.loads(Path(path).read_text())
         data["precision"] = Precision(**data["precision"])
-        data["items"] = tuple(Item(**i) for i in data["items"])
+        data["items"] = tuple(
+            Item(**{**i, "members": tuple(Member(**m) for m in i.get("members", ()))})
+            for i in data["items"]
+        )
         return cls(**data)
 
     @classmethod

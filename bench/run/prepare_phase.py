@@ -13,7 +13,7 @@ from bench.core.io import read_json, write_json_atomic
 from bench.measured.shapes import CONTROL, Shape
 from bench.run import bandwidth, select
 from bench.run.context import RunContext
-from bench.run.plan import Item, Job
+from bench.run.plan import RACE, Item, Job, Member
 
 
 def _simplicity(ctx: RunContext, verdict) -> int:
@@ -121,7 +121,12 @@ def prepare_phase(ctx: RunContext, verdicts) -> dict:
 
 
 def cells(ctx: RunContext, verdicts, prepared: dict) -> dict[str, list[Item]]:
-    """Per mode, the cells to time (and prepare/selection.json: which shape, and why)."""
+    """Per mode, one race per size (and prepare/selection.json: which shape, and why).
+
+    A race times, in the same rounds of one process, every working strategy in its chosen shape,
+    each one's no-update twin, the base twin, a second copy of the base twin (the A/A cell) and
+    the layout twins: every comparison the report makes, head to head or against a twin, is then
+    paired on the same rounds (``bench.run.race``)."""
     plan, base = ctx.plan, f"{CONTROL}/{ctx.workload.base_control}"
     out, chosen = {}, []
     for mode in plan.modes:
@@ -129,7 +134,7 @@ def cells(ctx: RunContext, verdicts, prepared: dict) -> dict[str, list[Item]]:
         screen: dict[str, dict[str, list]] = {}
         for row in prepared.get(mode, {}).get("screen", []):
             screen.setdefault(row["strategy"], {})[row["shape"]] = row["ratios"]
-        todo = []
+        members = []
         for strategy, shapes_ok in sorted(working(ctx, verdicts, mode).items()):
             shape, why = select.choose(
                 shapes_ok,
@@ -150,33 +155,43 @@ def cells(ctx: RunContext, verdicts, prepared: dict) -> dict[str, list[Item]]:
                     "timed": timed,
                 }
             )
-            if not timed:
-                continue
-            todo += [
-                Item(
-                    strategy,
-                    shape,
-                    variant.path,
-                    variant.layout,
-                    dims=variant.shape.values,
-                    control=variant.control,
-                    control_path=twin.path,
-                    batch_size=n,
+            if timed:
+                members.append(
+                    Member(
+                        strategy,
+                        shape,
+                        variant.path,
+                        variant.layout,
+                        "update",
+                        variant.control,
+                        twin.path,
+                    )
                 )
-                for n in plan.batch_sizes
-            ]
         if base.split("/", 1)[1] in twins_ok:
-            todo += [_twin_item(ctx, base, n, "aa") for n in plan.batch_sizes]
+            members.append(_twin_member(ctx, base, "aa"))
             for twin in (
                 ctx.workload.layout_twins() if plan.precision.layout_cells and ctx.full else []
             ):
                 key = f"{CONTROL}/{twin.name}"
                 if key != base and key in ctx.twins and twin.name in twins_ok:
-                    todo += [
-                        _twin_item(ctx, key, n, "layout", control=base) for n in plan.batch_sizes
-                    ]
-        out[mode] = todo
+                    members.append(_twin_member(ctx, key, "layout", control=base))
+        elif members:
+            ctx.progress.line(f"time {mode}: the base twin does not work: nothing is raced")
+            members = []
+        out[mode] = [race_item(ctx, base, members, n) for n in plan.batch_sizes] if members else []
     selection = ctx.run.selection
     if not selection.is_file() or read_json(selection) != {"chosen": chosen}:
         write_json_atomic(selection, {"chosen": chosen})  # derived: rewritten only if changed
     return out
+
+
+def _twin_member(ctx, key: str, role: str, control: str | None = None) -> Member:
+    twin, control = ctx.twins[key], control or key
+    return Member(CONTROL, twin.shape.name, twin.path, twin.layout, role, control,
+                  ctx.twins[control].path, update=False)  # fmt: skip
+
+
+def race_item(ctx, base: str, members, size: int, rounds: int = 0) -> Item:
+    """A race at ``size``: its members, and the base twin every member is also compared with."""
+    return Item(RACE, RACE, "", "", update=False, control=base, control_path=ctx.twins[base].path,
+                role=RACE, batch_size=size, rounds=rounds, members=tuple(members))  # fmt: skip

@@ -1,10 +1,10 @@
-"""Phase 3, time: stage 0 times every cell in ``processes`` worker processes; each later stage
-(one new process per mode) times the cells whose decision is still open, as many rounds as that
-decision needs (``bench.core.analysis.ModeAnalysis.open_cells``), until the stages or the cells
-run out. Stage 1 also times the A/A cells again, so every mode has cells in two processes to
-estimate its between-process spread from. A mode timed as a distribution (PYNATIVE as users run
-it) keeps its fixed budget: only its A/A cells get a second process. The steps per block (k) of
-a cell are the first process's, reused by every later one.
+"""Phase 3, time: stage 0 runs every race (per mode and size: every working strategy, the
+twins, the A/A cell, head to head in the same rounds: ``bench.run.race``) in ``processes``
+worker processes; each later stage (one new process per mode) races the candidates whose
+decision is still open against the fastest, as many rounds as that decision needs
+(``bench.core.analysis.ModeAnalysis.open_cells``), until the stages or the decisions run out. A
+mode timed as a distribution (PYNATIVE as users run it) keeps its fixed budget. The steps per
+block (k) of a race are its first process's, reused by every later one.
 
 Each process checkpoints every cell as it finishes (``bench.core.rundir.Checkpoint``): when it
 dies (crash, hang, Ctrl-C) its finished cells are saved as its timing file and only the rest run
@@ -25,7 +25,7 @@ from bench.core.io import write_json_atomic
 from bench.core.rundir import recorded_tests, salvage
 from bench.core.schema import SCHEMA_VERSION
 from bench.run.context import RunContext
-from bench.run.plan import Item, Job
+from bench.run.plan import RACE, Item, Job
 
 STOPPED = {"status": "interrupted", "detail": "the run was stopped"}
 
@@ -66,8 +66,11 @@ def _key(mode: str, item: Item) -> tuple:
 
 def _ks(timings) -> dict[tuple, int]:
     """{(mode, strategy, shape, size): k} of the cells timed so far: a cell's later processes
-    reuse its first process's k (a cell in another mode is another cell, with its own k)."""
-    return {(t.mode, t.strategy, t.shape, t.batch_size): t.k for t in timings}
+    reuse its first process's k (a cell in another mode is another cell, with its own k); a
+    race's later processes reuse the k of its first race at that size."""
+    out = {(t.mode, t.strategy, t.shape, t.batch_size): t.k for t in timings}
+    out.update({(t.mode, RACE, RACE, t.batch_size): t.k for t in timings if t.race})
+    return out
 
 
 def stage_zero(ctx: RunContext, cells: dict[str, list[Item]]) -> None:
@@ -90,7 +93,9 @@ def stage_zero(ctx: RunContext, cells: dict[str, list[Item]]) -> None:
 
 
 def later_stage(ctx: RunContext, stage: int, cells: dict[str, list[Item]]) -> bool:
-    """One more process per mode for the cells still open; False when none is."""
+    """One more process per mode for the decisions still open: per size, a race of the fastest
+    candidate, the candidates still undetermined against it, and the A/A cell, as many rounds as
+    the closest decision needs; False when none is open."""
     precision = ctx.plan.precision
     rec = records.Records(ctx.run.path)
     margin = cellstats.Margin(precision.margin_rel, precision.margin_abs_s)
@@ -101,27 +106,29 @@ def later_stage(ctx: RunContext, stage: int, cells: dict[str, list[Item]]) -> bo
     jobs = []
     ks = _ks(rec.timings)
     for mode, items in cells.items():
-        if mode not in found:
+        if mode not in found or ctx.mode(mode).distribution:
             continue
         m = found[mode]
-        by_id = {c.cell(mode): c for c in items}
+        open_cells = m.open_cells(precision.target)
         todo = []
-        if stage == 1:  # a second process for the A/A cells: the mode's between-process spread
-            todo += [replace(c, rounds=precision.rounds) for c in items if c.role == "aa"]
-        for cell in [] if ctx.mode(mode).distribution else m.open_cells(precision.target):
-            item = by_id.get(cell.id)
-            if item is None or item.role != "update":
+        for race_item in items:
+            n = race_item.batch_size
+            mine = [c for c in open_cells if c.id.size == n]
+            if not mine:
                 continue
-            want = max(precision.target, _needed(m, cell))
-            rounds = cellstats.rounds_for(want, cell.estimate.procs, m.tau2, 1)
+            names = {c.id.strategy for c in mine}
+            members = [x for x in race_item.members if x.strategy in names or x.role == "aa"]
+            want = max(precision.target, min(_needed(m, c) for c in mine))
+            rounds = cellstats.rounds_for(want, mine[0].estimate.procs, m.tau2, 1)
             rounds = min(precision.max_rounds, rounds or precision.max_rounds)
-            todo.append(replace(item, rounds=max(rounds, precision.rounds)))
+            todo.append(replace(race_item, members=tuple(members),
+                                rounds=max(rounds, precision.rounds)))  # fmt: skip
         todo = [replace(c, k=ks.get(_key(mode, c), 0)) for c in todo]
         job = _job(ctx, mode, process, stage, todo)
         if job:
             jobs.append(job)
             ctx.progress.plan("time", mode, len(job.items), 1)
-            ctx.progress.line(f"time {mode}: stage {stage}: {len(job.items)} cells still open")
+            ctx.progress.line(f"time {mode}: stage {stage}: {len(job.items)} races still open")
     if not jobs:
         return False
     _run_jobs(ctx, jobs)

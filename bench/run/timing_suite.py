@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 
 from bench.core.schema import Timing, event_line
-from bench.run import pairing
+from bench.run import pairing, race
 from bench.run.machine import peak_rss_bytes
+from bench.run.plan import RACE
 
 
 def _rounds(cell, job, round_s: float) -> int:
@@ -32,6 +33,8 @@ def test_step(benchmark, cell, context):
     precision, n = job.precision, cell.batch_size
     x = tuple(ms.Tensor(a) for a in work.make_inputs(n, seed=job.seed))
     print("\n" + event_line("start", key=cell.key), flush=True)  # after pytest's "."
+    if cell.role == RACE:
+        return _race(context, cell, x, order)
     subject = pairing.Stepper(work, context.variant(cell.path), mode, x, n)
     control, control_first = context.control(cell, x)
     warmup = subject.warm_up(precision.warmup_seconds)
@@ -100,6 +103,30 @@ def test_step(benchmark, cell, context):
     )
     if not final_ok:
         pytest.fail(failure, pytrace=False)
+
+
+def _race(context, cell, x, order: int) -> None:
+    """Every member of a race in the same rounds (``bench.run.race``); one record per member."""
+    timings, wrong = race.run(context, cell, x, order)
+    status = "incorrect" if wrong else "works"
+    context.finished_race(
+        {"test": cell.test_id(context.job.mode), "status": status, "detail": "; ".join(wrong)},
+        timings,
+    )
+    for t in timings:
+        print(
+            "\n"
+            + event_line(
+                "cell",
+                key=f"{t.strategy}/{t.shape}/N{t.batch_size}" + ("/aa" if t.role == "aa" else ""),
+                status="works" if t.final_state_ok else "incorrect",
+                step_s=float(np.median(t.step_s)),
+                ratio=float(np.median(t.ratios)),
+            ),
+            flush=True,
+        )
+    if wrong:
+        pytest.fail("a race member's state is wrong: " + "; ".join(wrong), pytrace=False)
 
 
 @pytest.fixture(scope="session")

@@ -83,12 +83,21 @@ class Context:
             line = {"cell": cell, "at": now(), "load": self.meter.read() if self.meter else None}
             self.checkpoint.write(**line, **({"benchmark": benchmark} if benchmark else {}))
 
+    def finished_race(self, cell: dict, timings) -> None:
+        """A race: each member's record, then the race's status (``finished``)."""
+        if self.checkpoint is not None:
+            for t in timings:
+                record = {"name": f"{cell['test']}::{t.strategy}@{t.shape}/{t.role}",
+                          "extra_info": t.to_dict()}  # fmt: skip
+                self.checkpoint.write(benchmark=record, race=True)
+        self.finished(cell)
+
     def warm_process(self) -> None:
         """One untimed step of a twin: one-time start-up is not charged to the first cell."""
         import mindspore as ms
 
         item = self.job.items[0]
-        path = item.control_path or item.path
+        path = item.control_path or item.path  # a race's is its base twin
         size = self.workload.gate_schedule[0][0]
         x = tuple(ms.Tensor(a) for a in self.workload.make_inputs(size, self.job.seed, True))
         pairing.Stepper(self.workload, self.variant(path), self.mode, x, size).timed_block(2)
@@ -199,8 +208,8 @@ class _Plugin:
             return
         crash = getattr(report.longrepr, "reprcrash", None)
         message = crash.message if crash else str(report.longrepr).splitlines()[-1]
-        if "timed steps the state is" in message:
-            return  # the cell recorded itself as incorrect (timing_suite.test_step)
+        if "timed steps the state is" in message or "race member's state is wrong" in message:
+            return  # the cell recorded itself as incorrect (timing_suite)
         detail = message.splitlines()[0] if message else "raised"
         self.context.finished({"test": cell, "status": "raises", "detail": detail})
 
@@ -242,7 +251,9 @@ def run_time(job: Job, checkpoint: Checkpoint, meter=None) -> dict:
 
         data = json.loads(raw.read_text())
         raw.unlink()
-    cells = [line["cell"] for line in _lines(checkpoint.path) if "cell" in line]
+    lines = _lines(checkpoint.path)
+    cells = [line["cell"] for line in lines if "cell" in line]
+    data["benchmarks"] += [line["benchmark"] for line in lines if line.get("race")]
     data["suite"] = {"cells": cells, "pytest_exit_code": int(exit_code)}
     return data
 
