@@ -32,6 +32,12 @@ class Cell:
     timings: list[Timing]
     tau2: float = 0.0
     status: str = "works"  # "incorrect" when the state was wrong after the timed steps somewhere
+    twin_invalid: str = ""  # why its twin cannot measure what the write adds ("" when it can)
+
+    @property
+    def shows_cost(self) -> bool:
+        """Whether its added time may be shown: correct, against a twin that kept its work."""
+        return self.status == "works" and not self.twin_invalid
 
     @cached_property
     def control_step_s(self) -> float:
@@ -271,7 +277,74 @@ def analyse(
             for cid, ts in sorted(mine.items())
         }
         out[mode] = ModeAnalysis(mode, cells, margin, tuple(sorted(sizes)), tau2)
+    for mode, bad in check_twins(out).items():
+        for c in out[mode].of_role("update"):
+            c.twin_invalid = bad.get(c.control, "")
     return out
 
 
-__all__ = ["EQUIVALENT", "SLOWER", "UNDETERMINED", "Cell", "ModeAnalysis", "analyse"]
+DROPPED = 4.0  # a twin whose step grows by less than 1/DROPPED of what it grows elsewhere
+
+
+def twin_growth(m: ModeAnalysis) -> dict[str, tuple[int, int, float, float]]:
+    """{twin: (smallest size, largest size, its step at the smallest, how much its step grows
+    from the smallest size to the largest, in seconds)} in one mode."""
+    steps: dict[str, dict[int, float]] = defaultdict(dict)
+    for c in m.of_role("update"):
+        if math.isfinite(c.control_step_s) and c.control_step_s > 0:
+            steps[c.control].setdefault(c.id.size, c.control_step_s)
+    return {
+        t: (min(by), max(by), by[min(by)], by[max(by)] - by[min(by)])
+        for t, by in steps.items()
+        if len(by) > 1
+    }
+
+
+def check_twins(found: dict[str, ModeAnalysis]) -> dict[str, dict[str, str]]:
+    """{mode: {twin: why it is invalid}}. A twin is its subject's step without the write, so
+
+    - its work must not be dropped: the same twin in the other modes shows how much its step
+      grows with the size (the absolute growth is alike across modes: it is the work the larger
+      state adds; eager PYNATIVE cannot drop it). Where that growth, the median over the other
+      modes, is at least the twin's own step at the smallest size, a twin that grows by less than
+      1/``DROPPED`` of it lost its work (a compiler removed it). Its subjects' growth is no test:
+      a write's own cost can grow with the state (a copy of the whole buffer);
+    - no subject may be faster than it beyond the margin (the whole 95 % interval of the ratio
+      below 1 − the margin's relative part)."""
+    growth = {mode: twin_growth(m) for mode, m in found.items()}
+    out: dict[str, dict[str, str]] = {}
+    for mode, m in found.items():
+        bad: dict[str, str] = {}
+        for twin, (small, big, first, grows) in sorted(growth[mode].items()):
+            others = [gs[twin][3] for o, gs in growth.items() if twin in gs and o != mode]
+            if not others:
+                continue
+            typical = float(np.median(others))
+            if typical >= first and grows < typical / DROPPED:
+                bad[twin] = (
+                    f"its step grows by {grows * 1e6:.0f} µs from N={small} to N={big}, against "
+                    f"{typical * 1e6:.0f} µs in the other modes (median): its work was dropped"
+                )
+        for c in sorted(m.of_role("update"), key=lambda c: (c.id.size, c.id.strategy)):
+            if c.status != "works" or c.control in bad:
+                continue
+            low, high = c.estimate.ratio_interval
+            if math.isfinite(high) and high < 1.0 - m.margin.rel:
+                bad[c.control] = (
+                    f"`{c.id.strategy}` is faster than it at N={c.id.size} "
+                    f"(×{c.estimate.ratio:.2f} [{low:.2f}, {high:.2f}])"
+                )
+        if bad:
+            out[mode] = bad
+    return out
+
+
+__all__ = [
+    "EQUIVALENT",
+    "SLOWER",
+    "UNDETERMINED",
+    "Cell",
+    "ModeAnalysis",
+    "analyse",
+    "check_twins",
+]

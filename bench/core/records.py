@@ -13,7 +13,15 @@ from functools import cached_property
 from pathlib import Path
 
 from bench.core.rundir import RunDir, read_lines
-from bench.core.schema import Manifest, SchemaError, Status, Timing, Verdict, check_version
+from bench.core.schema import (
+    RACE_ROUNDS,
+    Manifest,
+    SchemaError,
+    Status,
+    Timing,
+    Verdict,
+    check_version,
+)
 
 
 def _read(path: Path, problems: list[str]):
@@ -71,6 +79,8 @@ def read_timing(run: RunDir, problems: list[str]) -> list[TimingFile]:
         check_version(data["suite"], path.name)
         file = TimingFile(path, data["suite"])
         for bench in data.get("benchmarks", []):
+            if bench.get("extra_info", {}).get("kind") == RACE_ROUNDS:
+                continue  # a race's whole rounds: its members are records of their own
             try:
                 file.timings.append(Timing.from_dict(bench["extra_info"]))
             except SchemaError:

@@ -250,6 +250,9 @@ class Timing:
         return _build(cls, data)
 
 
+RACE_ROUNDS = "race rounds"  # the ``extra_info`` kind of a race's whole-round record: no Timing
+
+
 @dataclass
 class Manifest:
     """What a run was asked to do and how it went (``manifest.json``)."""

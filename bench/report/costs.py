@@ -50,6 +50,8 @@ def per_mode(run: RunData) -> list[str]:
                     line.append("–")
                 elif c.status != "works":
                     line.append("silently wrong while timed")
+                elif c.twin_invalid:
+                    line.append(f"twin invalid (whole step {fmt.duration(c.step_s)})")
                 else:
                     line.append(_added(c, dist) + f"; ×{c.estimate.ratio:.2f}")
             table.append(line)
@@ -69,6 +71,29 @@ def _rank(m, strategy: str) -> tuple:
     standing = m.standings.get(strategy)
     outcome = "fastest" if strategy == m.fastest else standing.outcome if standing else "z"
     return (order.get(outcome, 4), strategy)
+
+
+def twins(run: RunData) -> list[str]:
+    """Every twin checked in every mode (``analysis.check_twins``): the invalid ones with why."""
+    bad = [
+        (label(mode), c.control, c.twin_invalid)
+        for mode in run.modes
+        for c in (run.analysis[mode].of_role("update") if mode in run.analysis else [])
+        if c.twin_invalid
+    ]
+    rows = sorted({(m, f"`{t}`", why) for m, t, why in bad})
+    intro = (
+        "A twin is its subject's step without the write; it is valid when its step grows with "
+        "the size as its subjects' steps do and no subject is faster than it beyond the margin. "
+    )
+    if not rows:
+        return [intro + "Every twin of this run passed both checks.", ""]
+    return [
+        intro + "These did not: the added time of every strategy measured against them is not "
+        "shown (their whole steps are, and the head-to-head comparisons do not use twins).",
+        "",
+        *fmt.table(["mode", "twin", "why it is invalid"], [list(r) for r in rows]),
+    ]
 
 
 def calibration(run: RunData) -> list[str]:

@@ -30,7 +30,7 @@ def answer_figure(runs: dict, answers: dict, path: Path) -> Path | None:
         pick = choice.strategy if choice else None
         by: dict[str, list] = {}
         for c in m.of_role("update") if m else []:
-            if c.status == "works":
+            if c.shows_cost:
                 by.setdefault(c.id.strategy, []).append(c)
         for strategy, cs in sorted(by.items()):
             cs.sort(key=lambda c: c.id.size)

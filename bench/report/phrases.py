@@ -45,7 +45,9 @@ def cost_phrase(run: RunData, mode: str, strategy: str, ends: bool = False) -> s
     parts: list[tuple[str, int]] = []
     for n in sorted(cells):
         c = cells[n]
-        if run.work and _distribution(mode):
+        if c.twin_invalid:
+            text = "not measured (its twin is invalid in this mode)"
+        elif run.work and _distribution(mode):
             q1, q2, q3 = c.added_quartiles()
             text = (
                 f"{fmt.signed(q2)} a step (rounds' quartiles {fmt.signed(q1)} … {fmt.signed(q3)})"

@@ -92,7 +92,7 @@ def _spans_decades(values) -> bool:
 def added(run, mode: str, path: Path, answer: str | None = None) -> Path | None:
     """Added time per step against the size, per strategy, with its 95 % interval."""
     m = run.analysis.get(mode)
-    cells = [c for c in m.of_role("update") if c.status == "works"] if m else []
+    cells = [c for c in m.of_role("update") if c.shows_cost] if m else []
     if not cells:
         return None
     styles = style()

@@ -208,6 +208,7 @@ def render(run: RunData, title: str, plots: list[str], links: dict, pages: dict)
     out += ["## Details", "", "### Support matrix", "", *shapes_page.support(run)]
     out += ["### What it costs", "", *costs.per_mode(run)]
     for head, lines in (
+        ("Twins checked", costs.twins(run)),
         ("Calibration (A/A)", costs.calibration(run)),
         ("Against the memory-bandwidth floor", costs.big_state(run)),
         ("Layout", costs.layout(run)),

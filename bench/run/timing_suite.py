@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bench.core.schema import Timing, event_line
+from bench.core.schema import RACE_ROUNDS, Timing, event_line
 from bench.run import pairing, race
 from bench.run.machine import peak_rss_bytes
 from bench.run.plan import RACE
@@ -34,7 +34,10 @@ def test_step(benchmark, cell, context):
     x = tuple(ms.Tensor(a) for a in work.make_inputs(n, seed=job.seed))
     print("\n" + event_line("start", key=cell.key), flush=True)  # after pytest's "."
     if cell.role == RACE:
-        return _race(context, cell, x, order)
+        benchmark.group = f"{job.workload} {mode.name} N={n} race"
+        benchmark.extra_info["kind"] = RACE_ROUNDS  # whole rounds; each member is its own record
+        run = lambda one_round, rounds: benchmark.pedantic(one_round, rounds=rounds)  # noqa: E731
+        return _race(context, cell, x, order, run)
     subject = pairing.Stepper(work, context.variant(cell.path), mode, x, n)
     control, control_first = context.control(cell, x)
     warmup = subject.warm_up(precision.warmup_seconds)
@@ -105,9 +108,10 @@ def test_step(benchmark, cell, context):
         pytest.fail(failure, pytrace=False)
 
 
-def _race(context, cell, x, order: int) -> None:
-    """Every member of a race in the same rounds (``bench.run.race``); one record per member."""
-    timings, wrong = race.run(context, cell, x, order)
+def _race(context, cell, x, order: int, rounds_by) -> None:
+    """Every member of a race in the same rounds (``bench.run.race``): pytest-benchmark times
+    whole rounds; each member's blocks are a record of their own (``Context.finished_race``)."""
+    timings, wrong = race.run(context, cell, x, order, rounds_by)
     status = "incorrect" if wrong else "works"
     context.finished_race(
         {"test": cell.test_id(context.job.mode), "status": status, "detail": "; ".join(wrong)},

@@ -67,17 +67,22 @@ def test_end_to_end_files_names_and_groups(ms, tmp_path):
     assert {"machine_info", "commit_info", "benchmarks", "suite"} <= set(data)
     assert data["suite"]["threads"]["op_threads"] == 1
     assert data["suite"]["context"]["mode"] == "GRAPH_MODE"  # the worker really ran the mode
-    names = {b["name"] for f in files for b in json.loads(f.read_text())["benchmarks"]}
-    assert "test_step[assign@inline-param-after-expr-graph-N16]" in names
-    assert any(n.startswith("test_step[control@") for n in names)  # the A/A cells
-    for f in files:
-        for entry in json.loads(f.read_text())["benchmarks"]:
-            info, st = entry["extra_info"], entry["stats"]
-            assert entry["group"] == f"clip graph N={info['batch_size']}"
-            assert st["iterations"] == info["k"] >= 1  # pytest-benchmark's stats are per step
-            assert st["rounds"] == len(st["data"]) == len(info["control_s"]) == len(info["step_s"])
-            assert min(st["data"]) > 0 and info["final_state_ok"] is True
-            assert set(info["control_position"]) <= {"before", "after"}
+    entries = [b for f in files for b in json.loads(f.read_text())["benchmarks"]]
+    rounds = {b["name"]: b for b in entries if b["extra_info"].get("kind") == "race rounds"}
+    assert set(rounds) == {
+        "test_step[race@race-graph-N2]",
+        "test_step[race@race-graph-N16]",
+    }  # one race per size: pytest-benchmark times its whole rounds
+    members = [b["extra_info"] for b in entries if b["name"] not in rounds]
+    by = {(i["strategy"], i["role"], i["batch_size"], i["process"]): i for i in members}
+    assert ("assign", "update", 16, 0) in by and ("control", "aa", 16, 0) in by  # + the A/A cell
+    for info in members:
+        race = rounds[f"test_step[race@race-graph-N{info['batch_size']}]"]
+        assert race["stats"]["rounds"] == len(info["step_s"])  # the same rounds for every member
+        assert len(info["step_s"]) == len(info["control_s"]) == len(info["race_base_s"]) >= 3
+        assert min(info["step_s"]) > 0 and info["final_state_ok"] is True
+        assert info["race"] == f"graph-N{info['batch_size']}-p{info['process']}-s0"
+        assert info["k"] >= 1
     assert not list((run / "timing").glob("*set_data*"))  # only what works is timed
     assert (tmp_path / "e" / "mindspore-2.10.0.tsv").is_file()
 

@@ -1,0 +1,165 @@
+"""Races (candidates timed head to head in the same rounds) and the twins' checks, on hand-made
+timings (no MindSpore)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bench.core import analysis
+from bench.core.cellstats import EQUIVALENT, SLOWER, Margin
+from bench.core.schema import Timing
+from bench.run import race
+
+ROUNDS = 20
+
+
+def member(strategy, size, step, twin, base, process, seed, mode="graph", control=None):
+    """A race member: its blocks, its twin's and the base twin's in the same rounds. A round's
+    drift (the same factor for every block of that round) is what racing cancels."""
+    rng = np.random.default_rng(seed)
+    drift = np.random.default_rng(1000 + process + size).normal(1.0, 0.05, ROUNDS)
+    noise = rng.normal(1.0, 0.003, (3, ROUNDS))
+    return Timing(
+        workload="clip",
+        strategy=strategy,
+        shape="inline",
+        mode=mode,
+        batch_size=size,
+        process=process,
+        control=control or f"control/{strategy}",
+        role="update",
+        k=8,
+        step_s=(step * drift * noise[0]).tolist(),
+        control_s=(twin * drift * noise[1]).tolist(),
+        control_position=["race"] * ROUNDS,
+        race=f"{mode}-N{size}-p{process}-s0",
+        race_base_s=(base * drift * noise[2]).tolist(),
+    )
+
+
+def test_rounds_alternate_forward_and_backward():
+    assert race.order(["a", "b", "c"], 3) == [["a", "b", "c"], ["c", "b", "a"], ["a", "b", "c"]]
+    assert race.order(["a", "b"], 2, start=1) == [["b", "a"], ["a", "b"]]
+
+
+def test_a_race_budget_grows_with_its_blocks():
+    # one pair of blocks gets cell_seconds; ten blocks get five times as many seconds
+    assert race.budget_rounds(1.0, 2, 0.1, 3, 100) == 10
+    assert race.budget_rounds(1.0, 10, 0.5, 3, 100) == 10
+    assert race.budget_rounds(1.0, 10, 0.5, 3, 6) == 6
+
+
+def test_members_of_different_races_are_not_paired():
+    a = member("a", 1, 1e-3, 1e-3, 1e-3, 0, 1)
+    b = member("b", 1, 1e-3, 1e-3, 1e-3, 1, 2)
+    with pytest.raises(ValueError, match="did not share rounds"):
+        a.versus(b)
+    assert a.versus(member("b", 1, 2e-3, 1e-3, 1e-3, 0, 3)) == pytest.approx(
+        [x / y for x, y in zip(a.step_s, member("b", 1, 2e-3, 1e-3, 1e-3, 0, 3).step_s)]
+    )
+
+
+def _mode(timings, sizes=(1, 64)):
+    return analysis.analyse(timings, [], ["graph"], list(sizes), Margin(0.05, 5e-6))["graph"]
+
+
+def test_the_fastest_is_the_cheapest_whole_step_whatever_the_twins_say():
+    """`fast` steps in 1.00 ms over a 0.90 ms twin (adds +0.10 ms); `odd` steps in 1.50 ms over
+    a 1.80 ms twin (its twin is slower than it: "adds" −0.30 ms). Added times over separate twins
+    would call `odd` fastest; head to head, `fast` is a third cheaper. `same` steps in 1.005 ms:
+    within the margin of `fast`."""
+    base = 0.8e-3
+    timings = [
+        member(s, n, step, twin, base, p, seed=100 * i + 10 * p + n)
+        for i, (s, step, twin) in enumerate(
+            (("fast", 1.0e-3, 0.9e-3), ("odd", 1.5e-3, 1.8e-3), ("same", 1.005e-3, 0.9e-3))
+        )
+        for n in (1, 64)
+        for p in range(2)
+    ]
+    m = _mode(timings)
+    assert m.fastest == "fast"
+    assert m.standings["odd"].outcome == SLOWER
+    assert m.standings["same"].outcome == EQUIVALENT
+    assert m.standings["fast"].reference
+    # P(fastest) ranks the same quantity: the named fastest is the likeliest
+    assert max(m.p_fastest, key=m.p_fastest.get) == "fast"
+
+
+def test_a_comparison_is_paired_on_shared_rounds_so_drift_cancels():
+    """A 5 % round-to-round drift common to every block of a round: `b` is 3 % slower than `a`
+    in every round, and the race sees it (slower beyond the 1 % margin) although the rounds
+    scatter more than the difference."""
+    timings = [
+        member(s, 1, step, 1e-3, 1e-3, p, seed=7 * p + i)
+        for i, (s, step) in enumerate((("a", 1.0e-3), ("b", 1.03e-3)))
+        for p in range(2)
+    ]
+    m = analysis.analyse(timings, [], ["graph"], [1], Margin(0.01, 1e-9))["graph"]
+    comp = m.standings["b"].comparisons[1]
+    assert m.fastest == "a"
+    assert comp.outcome == SLOWER
+    assert 0.02e-3 < comp.low_s < comp.high_s < 0.04e-3
+
+
+def _twin_cells(mode, sizes_steps, control="control/weights", subject_ratio=1.2, margin=0.05):
+    """Update cells of one strategy against ``control`` with the twin's step per size."""
+    out = []
+    for p in range(2):
+        for n, twin in sizes_steps.items():
+            out.append(
+                Timing(
+                    workload="ema",
+                    strategy="assign",
+                    shape="inline",
+                    mode=mode,
+                    batch_size=n,
+                    process=p,
+                    control=control,
+                    role="update",
+                    k=4,
+                    step_s=[twin * subject_ratio * (1 + 0.001 * i) for i in range(10)],
+                    control_s=[twin * (1 - 0.001 * i) for i in range(10)],
+                )
+            )
+    return out
+
+
+def test_a_twin_that_stays_flat_where_it_grows_elsewhere_is_invalid():
+    """The same twin grows by ~10 ms from N=10⁴ to N=10⁷ in GRAPH and PYNATIVE, and by 13 µs
+    under bytecode capture: the bytecode twin lost its work (and only that one)."""
+    timings = [
+        *_twin_cells("graph", {10_000: 100e-6, 10_000_000: 10_100e-6}),
+        *_twin_cells("pynative", {10_000: 300e-6, 10_000_000: 9_300e-6}),
+        *_twin_cells("jit_bytecode", {10_000: 115e-6, 10_000_000: 128e-6}),
+    ]
+    modes = ["graph", "pynative", "jit_bytecode"]
+    found = analysis.analyse(timings, [], modes, [10_000, 10_000_000], Margin())
+    bad = analysis.check_twins(found)
+    assert set(bad) == {"jit_bytecode"}
+    assert "work was dropped" in bad["jit_bytecode"]["control/weights"]
+    cells = found["jit_bytecode"].of_role("update")
+    assert all(c.twin_invalid and not c.shows_cost for c in cells)
+    assert all(c.shows_cost for c in found["graph"].of_role("update"))
+
+
+def test_a_twin_flat_in_every_mode_is_valid():
+    """A bare forward whose step does not depend on the state: flat everywhere is no defect."""
+    timings = [
+        *_twin_cells("graph", {128: 300e-6, 8192: 298e-6}, control="control/scalar-forward"),
+        *_twin_cells("jit_ast", {128: 310e-6, 8192: 330e-6}, control="control/scalar-forward"),
+    ]
+    found = analysis.analyse(timings, [], ["graph", "jit_ast"], [128, 8192], Margin())
+    assert analysis.check_twins(found) == {}
+
+
+def test_a_subject_faster_than_its_twin_beyond_the_margin_invalidates_the_twin():
+    timings = _twin_cells("graph", {1: 1e-3, 64: 2e-3}, subject_ratio=0.7)
+    found = analysis.analyse(timings, [], ["graph"], [1, 64], Margin(0.05, 5e-6))
+    why = analysis.check_twins(found)["graph"]["control/weights"]
+    assert "`assign` is faster than it at N=1" in why
+    # within the margin (×0.97) is not a defect
+    timings = _twin_cells("graph", {1: 1e-3, 64: 2e-3}, subject_ratio=0.97)
+    found = analysis.analyse(timings, [], ["graph"], [1, 64], Margin(0.05, 5e-6))
+    assert analysis.check_twins(found) == {}
