@@ -145,6 +145,12 @@ class Item:
     def test_id(self, mode: str) -> str:
         return self.cell(mode).test_id
 
+    def without_member(self, label: str) -> tuple[Item, Member | None]:
+        """This race without the member named ``label`` (and that member, None if no member
+        has that name: a twin)."""
+        gone = next((m for m in self.members if m.label == label), None)
+        return replace(self, members=tuple(m for m in self.members if m is not gone)), gone
+
 
 @dataclass(frozen=True)
 class Member:
@@ -162,6 +168,17 @@ class Member:
 
     def cell(self, mode: str, size: int) -> CellId:
         return CellId(self.strategy, self.shape, mode, size)
+
+    @property
+    def label(self) -> str:
+        """Its name in its race (the A/A copy is not its base twin)."""
+        return f"aa:{self.shape}" if self.role == "aa" else f"{self.strategy}/{self.shape}"
+
+    def item(self, size: int) -> Item:
+        """Itself as a cell of its own (what a failure of this member is recorded as)."""
+        return Item(self.strategy, self.shape, self.path, self.layout, update=self.update,
+                    control=self.control, control_path=self.control_path, role=self.role,
+                    batch_size=size)  # fmt: skip
 
 
 RACE = "race"  # the strategy and shape names of a race item (its test id: race@race-<mode>-N<n>)

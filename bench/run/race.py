@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.core.schema import Timing
+from bench.core.schema import Timing, event_line
 from bench.run import pairing
 from bench.run.machine import peak_rss_bytes
+
+MEMBER = "member"  # the event a race prints before it builds or runs a member
 
 
 def order(labels: list[str], rounds: int, start: int = 0) -> list[list[str]]:
@@ -55,8 +57,13 @@ def run(context, cell, x, order_index: int, rounds_by=_loop) -> tuple[list[Timin
     twins: dict[str, pairing.Stepper] = {}
     first_calls: dict[str, float] = {}
 
+    def at(name: str) -> None:
+        """Which member runs next: a worker that dies names the member it died on."""
+        print(event_line(MEMBER, key=cell.key, member=name), flush=True)
+
     def twin(key: str, path: str) -> pairing.Stepper:
         if key not in twins:
+            at(key)
             twins[key] = pairing.Stepper(work, context.variant(path), mode, x, n)
             first_calls[key] = twins[key].first_call_s
         return twins[key]
@@ -65,12 +72,13 @@ def run(context, cell, x, order_index: int, rounds_by=_loop) -> tuple[list[Timin
     subjects: dict[str, pairing.Stepper] = {}  # by label (``label``); twins by "control/<shape>"
     for m in cell.members:
         if m.role == "layout":  # a layout twin: its blocks are those of the twin itself
-            twin(label(m), m.path)
+            twin(m.label, m.path)
             continue
-        subjects[label(m)] = pairing.Stepper(work, context.variant(m.path), mode, x, n)
+        at(m.label)
+        subjects[m.label] = pairing.Stepper(work, context.variant(m.path), mode, x, n)
         if m.update:
             twin(m.control, m.control_path)
-    leader = next((subjects[label(m)] for m in cell.members if m.update), None)
+    leader = next((subjects[m.label] for m in cell.members if m.update), None)
 
     everyone = {**subjects, **twins}
     warm = base.warm_up(precision.warmup_seconds)
@@ -81,13 +89,14 @@ def run(context, cell, x, order_index: int, rounds_by=_loop) -> tuple[list[Timin
     k = cell.k or _k(context, cell, base, subjects, twins)
 
     def ready(name: str) -> pairing.Stepper:
+        at(name)
         stepper = everyone[name]
         if leader is not None and stepper is not leader and name not in updates:
             work.sync_state(leader.params, stepper.params)  # a twin runs at the leader's state
         stepper.probe.asnumpy()
         return stepper
 
-    updates = {label(m) for m in cell.members if m.update}
+    updates = {m.label for m in cell.members if m.update}
 
     labels = sorted(subjects) + sorted(twins)
     round_s = sum(ready(name).timed_block(k) for name in labels)
@@ -104,7 +113,7 @@ def run(context, cell, x, order_index: int, rounds_by=_loop) -> tuple[list[Timin
 
     out, wrong = [], []
     for m in cell.members:
-        name = label(m)
+        name = m.label
         mine, stepper, control = times[name], everyone[name], m.control
         if m.update:
             final = work.final_state(stepper.params, n)
@@ -146,13 +155,6 @@ def run(context, cell, x, order_index: int, rounds_by=_loop) -> tuple[list[Timin
             )
         )
     return out, wrong
-
-
-def label(member) -> str:
-    """A member's name in its race: the A/A copy is not its base twin."""
-    if member.role == "aa":
-        return f"aa:{member.shape}"
-    return f"{member.strategy}/{member.shape}"
 
 
 def _k(context, cell, base, subjects, twins) -> int:

@@ -21,6 +21,7 @@ from pathlib import Path
 from bench.core.schema import parse_event
 from bench.run.forked import HARNESS_ERROR, HarnessError
 from bench.run.plan import Item, Job
+from bench.run.race import MEMBER
 
 RESULT_EVENTS = ("verdict", "calibrated", "screened", "cell")
 
@@ -49,6 +50,7 @@ class Outcome:
     code: int
     done: set = field(default_factory=set)  # keys of items that finished
     current: str | None = None  # the item it was on when it ended
+    member: str | None = None  # the race member it was on when it ended
     timed_out: bool = False
     last_output: str = ""
 
@@ -115,10 +117,12 @@ class Supervisor:
                         continue
                     last_progress[0] = time.monotonic()
                     if event["event"] == "start":
-                        outcome.current = event["key"]
+                        outcome.current, outcome.member = event["key"], None
+                    elif event["event"] == MEMBER:
+                        outcome.member = event.get("member")
                     elif event["event"] in RESULT_EVENTS:
                         outcome.done.add(event["key"])
-                        outcome.current = None
+                        outcome.current = outcome.member = None
                     if on_event:
                         on_event(event)
                 outcome.code = proc.wait()
@@ -182,9 +186,17 @@ class Supervisor:
             if culprit is None:  # died outside any item: every item not kept fails the same way
                 return failures + [Failure(i, status, detail) for i in job.without(survived).items]
             again, _ = once(job, (culprit,))
-            if not again.ok:
-                failures.append(Failure(culprit, *self._describe(again)))
             job = job.without(survived | {culprit.key})
+            if again.ok:
+                continue
+            rest, member = culprit.without_member(again.member or "")
+            if member is None:
+                failures.append(Failure(culprit, *self._describe(again)))
+                continue
+            # a race member crashed (twice): it fails alone, the race goes on without it
+            failures.append(Failure(member.item(culprit.batch_size), *self._describe(again)))
+            if rest.members:
+                job = replace(job, items=(rest, *job.items))
         return failures
 
     def stop_all(self) -> None:

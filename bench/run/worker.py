@@ -21,7 +21,7 @@ import numpy as np
 
 from bench.core.io import write_json_atomic
 from bench.core.paths import ROOT
-from bench.core.rundir import Checkpoint, k_key, now, partial_path
+from bench.core.rundir import CellId, Checkpoint, k_key, now, partial_path
 from bench.core.schema import SCHEMA_VERSION, Status, event_line
 from bench.measured import modes, workloads
 from bench.measured.oracle import first_line
@@ -84,12 +84,25 @@ class Context:
             self.checkpoint.write(**line, **({"benchmark": benchmark} if benchmark else {}))
 
     def finished_race(self, cell: dict, timings) -> None:
-        """A race: each member's record, then the race's status (``finished``)."""
+        """A race: each member's record and status (a cell of its own), then the race's."""
         if self.checkpoint is not None:
             for t in timings:
                 record = {"name": f"{cell['test']}::{t.strategy}@{t.shape}/{t.role}",
                           "extra_info": t.to_dict()}  # fmt: skip
                 self.checkpoint.write(benchmark=record, race=True)
+        for t in timings:
+            if t.role == "update":
+                test = CellId(t.strategy, t.shape, t.mode, t.batch_size).test_id
+                ok = "works" if t.final_state_ok else "incorrect"
+                detail = (
+                    ""
+                    if t.final_state_ok
+                    else (
+                        f"after {t.steps_run} timed steps the state is {t.final_state}, the code "
+                        f"writes {t.expected_final_state}"
+                    )
+                )
+                self.finished({"test": test, "status": ok, "detail": detail, "race": cell["test"]})
         self.finished(cell)
 
     def warm_process(self) -> None:
