@@ -1,10 +1,13 @@
 """The decisions a run's timings support, per mode: one object the time phase's stopping rule,
 the report and ``compare`` all use (``bench.core.cellstats`` for the statistics).
 
-Per mode: every timed cell's estimate (with the mode's pooled between-process variance), the A/A
-bias per size, and for the update cells of the strategies that worked at every size, the fastest
-strategy and every other one's outcome against it at each size (equivalent / slower /
-undetermined, with the margin), and P(fastest).
+Per mode: every timed cell's estimate (with the mode's between-process variance, Paule–Mandel
+over its cells, and Cochran's Q: ``heterogeneity``), the A/A bias per size, and for the update
+cells of the strategies that worked at every size, the fastest strategy and every other one's
+outcome against it at each size (equivalent / slower / faster / undetermined, with the margin at
+the candidate's step; every decision at a size whose A/A cell is biased beyond the margin is
+undetermined; each look of a decision at the level α / ``looks``), and P(fastest) by the same
+score and over the same candidates as the fastest.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ class Cell:
     timings: list[Timing]
     tau2: float = 0.0
     status: str = "works"  # "incorrect" when the state was wrong after the timed steps somewhere
+    tau2_df: float = math.inf  # degrees of freedom of the mode's τ² (Heterogeneity.df)
 
     @cached_property
     def control_step_s(self) -> float:
@@ -46,7 +50,7 @@ class Cell:
     @cached_property
     def estimate(self) -> cellstats.Estimate:
         groups = [t.ratios for t in self.timings]
-        return cellstats.estimate(groups, self.control_step_s, self.tau2)
+        return cellstats.estimate(groups, self.control_step_s, self.tau2, self.tau2_df)
 
     @property
     def processes(self) -> int:
@@ -90,6 +94,8 @@ class ModeAnalysis:
     margin: Margin
     sizes: tuple[int, ...]
     tau2: float = 0.0
+    heterogeneity: cellstats.Heterogeneity | None = None  # τ², Cochran's Q and its p
+    looks: int = 1  # how many times a decision may be looked at (the tier's stages + 1)
 
     def of_role(self, role: str) -> list[Cell]:
         return [c for c in self.cells.values() if c.role == role]
@@ -114,18 +120,25 @@ class ModeAnalysis:
         size's added time divided by one common step (the median twin step at that size): a
         strategy's own ratio divides by its own twin, and twins differ (a host update's twin is
         the bare forward), so ratios of different twins do not rank."""
-        mine = {s: cells for s, cells in self.candidates.items() if s in names}
-        if not mine:
-            return None
-        common = {
-            n: float(np.median([cells[n].control_step_s for cells in mine.values()]))
-            for n in self.sizes
+        mine = self._estimates(names)
+        return cellstats.fastest(mine, self._common(names)) if mine else None
+
+    def _estimates(self, names) -> dict[str, list[cellstats.Estimate]]:
+        return {
+            s: [cells[n].estimate for n in self.sizes]
+            for s, cells in self.candidates.items()
+            if s in names
         }
-        scores = {
-            s: float(np.mean([cells[n].estimate.added_s / common[n] for n in self.sizes]))
-            for s, cells in mine.items()
-        }
-        return min(scores, key=lambda s: (scores[s], s))
+
+    def _common(self, names) -> list[float]:
+        """Per size, the median twin step of the candidates among ``names``."""
+        mine = [cells for s, cells in self.candidates.items() if s in names]
+        return [float(np.median([cells[n].control_step_s for cells in mine])) for n in self.sizes]
+
+    def biased(self, size: int) -> bool:
+        """Whether this size's A/A cell is biased beyond the margin (its decisions undetermined)."""
+        aa = self.aa.get(size)
+        return aa is not None and cellstats.aa_biased(aa, self.margin)
 
     def rank(self, names, others=()) -> dict[str, Standing]:
         """Each of ``names`` (timed candidates) against the fastest of them, per size; ``others``
@@ -142,10 +155,16 @@ class ModeAnalysis:
             standing = Standing(s, reference=s == best_name)
             for n in self.sizes:
                 standing.comparisons[n] = (
-                    cellstats.Comparison(0.0, 0.0, 0.0, self.margin.at(best[n].control_step_s))
+                    cellstats.Comparison(
+                        0.0, 0.0, 0.0, self.margin.at(best[n].estimate.step_s), self.biased(n)
+                    )
                     if s == best_name
                     else cellstats.compare(
-                        self.candidates[s][n].estimate, best[n].estimate, self.margin
+                        self.candidates[s][n].estimate,
+                        best[n].estimate,
+                        self.margin,
+                        self.looks,
+                        self.biased(n),
                     )
                 )
             out[s] = standing
@@ -168,19 +187,25 @@ class ModeAnalysis:
     def undetermined(self) -> list[str]:
         return [s for s, st in self.standings.items() if st.outcome == UNDETERMINED]
 
+    def p_fastest_of(self, names) -> dict[str, float]:
+        """{candidate among ``names``: P(its score is the lowest)}: the score and the candidates
+        of ``fastest_of(names)``."""
+        mine = self._estimates(names)
+        return cellstats.p_fastest(mine, self._common(names)) if mine else {}
+
     @cached_property
     def p_fastest(self) -> dict[str, float]:
-        return cellstats.p_fastest(
-            {s: [cells[n].estimate for n in self.sizes] for s, cells in self.candidates.items()}
-        )
+        """P(fastest) over every candidate (the set ``fastest`` is chosen from)."""
+        return self.p_fastest_of(set(self.candidates))
 
     @cached_property
     def aa(self) -> dict[int, cellstats.Estimate]:
         return {c.id.size: c.estimate for c in self.of_role("aa")}
 
     def aa_flagged(self) -> list[int]:
-        """Sizes whose A/A bias (a twin against itself) exceeds the margin's relative part."""
-        return [n for n, e in self.aa.items() if abs(e.ratio - 1.0) > self.margin.rel]
+        """Sizes whose A/A interval (a twin against itself) lies beyond ±margin: every
+        comparison at them is undetermined."""
+        return sorted(n for n in self.aa if self.biased(n))
 
     def open_cells(self, target: float = 0.0) -> list[Cell]:
         """Cells another stage should measure: those of an undetermined comparison (and the
@@ -199,9 +224,15 @@ class ModeAnalysis:
 
 
 def analyse(
-    timings: list[Timing], statuses: list[dict], modes: list[str], sizes, margin: Margin
+    timings: list[Timing],
+    statuses: list[dict],
+    modes: list[str],
+    sizes,
+    margin: Margin,
+    looks: int = 1,
 ) -> dict[str, ModeAnalysis]:
-    """{mode: ModeAnalysis} of every cell timed (``statuses``: the cells' final-state checks)."""
+    """{mode: ModeAnalysis} of every cell timed (``statuses``: the cells' final-state checks;
+    ``looks``: how many times the run may look at a decision, the tier's stages + 1)."""
     wrong = {c["test"] for c in statuses if c.get("status") != "works"}
     grouped: dict[CellId, list[Timing]] = defaultdict(list)
     for t in timings:
@@ -209,7 +240,7 @@ def analyse(
     out = {}
     for mode in modes:
         mine = {cid: ts for cid, ts in grouped.items() if cid.mode == mode}
-        tau2 = cellstats.pooled_tau2(
+        het = cellstats.heterogeneity(
             [cellstats.processes([t.ratios for t in ts]) for ts in mine.values()]
         )
         cells = {
@@ -218,14 +249,15 @@ def analyse(
                 ts[0].role,
                 ts[0].control,
                 ts,
-                tau2,
+                het.tau2,
                 "incorrect"
                 if cid.test_id in wrong or not all(t.final_state_ok for t in ts)
                 else "works",
+                het.df or math.inf,
             )
             for cid, ts in sorted(mine.items())
         }
-        out[mode] = ModeAnalysis(mode, cells, margin, tuple(sorted(sizes)), tau2)
+        out[mode] = ModeAnalysis(mode, cells, margin, tuple(sorted(sizes)), het.tau2, het, looks)
     return out
 
 
