@@ -42,6 +42,22 @@ def test_a_process_is_its_trimmed_mean_with_the_degrees_of_freedom_left(logs, ce
     assert math.isfinite(p.variance) == (df >= 1)
 
 
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 9, 10, 14, 15, 40])
+def test_the_cut_is_scipys_and_the_variance_yuens(n):
+    """The trimmed mean equals scipy's; the variance equals the winsorized one of Yuen's form
+    (here from scipy's winsorize, with the same cut)."""
+    from scipy import stats
+    from scipy.stats import mstats
+
+    x = np.random.default_rng(n).standard_t(3, n)
+    p = cellstats.Process(tuple(x))
+    assert p.center == pytest.approx(stats.trim_mean(x, 0.2))
+    g = int(0.2 * n)
+    h = n - 2 * g
+    w = np.asarray(mstats.winsorize(x, (g / n, g / n)))
+    assert p.variance == pytest.approx(np.var(w, ddof=1) * (n - 1) / (h * (h - 1)))
+
+
 def test_one_process_has_a_t_interval_on_its_own_degrees_of_freedom():
     """Three rounds: a mean, its standard error, and t with 2 degrees of freedom (4.303)."""
     logs = np.log([1.00, 1.02, 1.04])
