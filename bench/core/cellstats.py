@@ -377,6 +377,24 @@ def compare(
     return Comparison(diff, diff - half, diff + half, margin.at(candidate.step_s), biased)
 
 
+def compare_paired(
+    paired: Estimate, margin: Margin, looks: int = 1, biased: bool = False
+) -> Comparison:
+    """A head-to-head comparison: ``paired`` is the candidate's whole step over the fastest's on
+    shared rounds, its ``control_step_s`` the fastest's step. The difference of the steps with a
+    t-interval at the level of one of ``looks`` looks, against the margin at the candidate's
+    whole step (ratio × the fastest's step)."""
+    ref = paired.control_step_s
+    low, high = paired.log_interval(alpha_per_look(looks))
+    return Comparison(
+        (paired.ratio - 1.0) * ref,
+        (math.exp(low) - 1.0) * ref,
+        (math.exp(high) - 1.0) * ref,
+        margin.at(paired.step_s),
+        biased,
+    )
+
+
 def aa_biased(aa: Estimate, margin: Margin) -> bool:
     """True when an A/A cell (a twin against itself, truly 1) has its 95 % interval of the
     added time wholly outside ±margin: the mode cannot compare at this size."""
@@ -420,28 +438,34 @@ def across(outcomes) -> str:
     return UNDETERMINED
 
 
-def scores(estimates: dict[str, list[Estimate]], common: list[float]) -> dict[str, float]:
-    """{strategy: mean over sizes of its added time divided by the size's common step}: the
-    quantity the fastest is the lowest of."""
+def scores(estimates: dict[str, list[Estimate]], common: list[float] | None = None) -> dict:
+    """{strategy: the quantity the fastest is the lowest of}: with ``common`` (per size, one
+    step), the mean over sizes of its added time divided by that step (separate twins); without,
+    the mean over sizes of its log-ratio (races: every candidate's whole step over one base)."""
+    if common is None:
+        return {s: float(np.mean([e.log_ratio for e in es])) for s, es in estimates.items()}
     return {
         s: float(np.mean([e.added_s / c for e, c in zip(es, common)]))
         for s, es in estimates.items()
     }
 
 
-def fastest(estimates: dict[str, list[Estimate]], common: list[float]) -> str | None:
-    """The strategy of the lowest score (ties: the first name)."""
+def fastest(estimates: dict[str, list[Estimate]], common: list[float] | None = None):
+    """The strategy of the lowest score (``scores``; ties: the first name), None without one."""
     found = scores(estimates, common)
     found = {s: v for s, v in found.items() if math.isfinite(v)}
     return min(found, key=lambda s: (found[s], s)) if found else None
 
 
 def p_fastest(
-    estimates: dict[str, list[Estimate]], common: list[float], draws: int = 4000, seed: int = 0
+    estimates: dict[str, list[Estimate]],
+    common: list[float] | None = None,
+    draws: int = 4000,
+    seed: int = 0,
 ) -> dict:
-    """{strategy: probability that its score (``scores``) is the lowest}, drawing each size's
-    log-ratio from its estimate (t with its degrees of freedom); NaN for every strategy when one
-    has no finite spread (no probability can be stated then)."""
+    """{strategy: probability that its score (``scores``, the same ``common``) is the lowest},
+    drawing each size's log-ratio from its estimate (t with its degrees of freedom); NaN for
+    every strategy when one has no finite spread (no probability can be stated then)."""
     names = sorted(estimates)
     if not names:
         return {}
@@ -457,6 +481,9 @@ def p_fastest(
         se = np.asarray([e.log_se for e in es])
         df = np.asarray([min(e.df, 1e6) for e in es])
         logs = mu + se * rng.standard_t(df, size=(draws, mu.size))
+        if common is None:
+            drawn.append(np.mean(logs, axis=1))
+            continue
         twin = np.asarray([e.control_step_s for e in es])
         drawn.append(np.mean((np.exp(logs) - 1.0) * twin / np.asarray(common), axis=1))
     best = np.argmin(np.vstack(drawn), axis=0)

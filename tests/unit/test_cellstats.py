@@ -371,6 +371,41 @@ def test_the_named_fastest_has_the_highest_p_fastest_when_spreads_are_alike():
         assert p[best] >= max(p.values()) - 0.03 and p[best] > 1 / k - 0.03, (p, best)
 
 
+@pytest.mark.parametrize(
+    "ratios, looks, outcome, margin_us",
+    [
+        ([1.10, 1.10, 1.10, 1.12, 1.08], 1, SLOWER, 22.0),  # 2 % of its 1.1 ms step
+        ([1.0, 1.001, 0.999, 1.0, 1.0], 1, EQUIVALENT, 20.0),
+        ([0.90, 0.90, 0.90, 0.91, 0.89], 1, FASTER, 18.0),
+        ([1.0, 1.03, 0.97, 1.0, 1.01], 1, UNDETERMINED, 20.0),
+        ([1.0], 1, UNDETERMINED, 20.0),  # one round: no interval
+    ],
+)
+def test_a_head_to_head_comparison_on_shared_rounds(ratios, looks, outcome, margin_us):
+    """``paired``: the candidate's whole step over the fastest's (1 ms), round by round."""
+    c = cellstats.compare_paired(cellstats.estimate([ratios], 1e-3), Margin(), looks)
+    assert c.outcome == outcome
+    assert c.margin_s == pytest.approx(margin_us * 1e-6, rel=0.01)
+
+
+def test_a_head_to_head_comparison_widens_with_its_looks():
+    paired = cellstats.estimate([[1.0, 1.01, 0.99, 1.0, 1.005, 0.995]], 1e-3)
+    one, three = (cellstats.compare_paired(paired, Margin(), k) for k in (1, 3))
+    assert three.high_s - three.difference_s > one.high_s - one.difference_s > 0
+    assert one.low_s < one.difference_s < one.high_s
+
+
+def test_without_a_common_step_the_score_is_the_mean_log_ratio():
+    """Races: each candidate's whole step over one base twin; the score is the mean log-ratio
+    over sizes, for the fastest and for P(fastest) alike."""
+    a = [Stub(0.10e-3, 1e-6, 20), Stub(0.0, 1e-6, 20)]  # log 1.1, log 1.0: mean 0.0477
+    b = [Stub(0.05e-3, 1e-6, 20), Stub(0.04e-3, 1e-6, 20)]  # mean 0.0440
+    assert cellstats.scores({"a": a})["a"] == pytest.approx((math.log(1.1) + 0) / 2)
+    assert cellstats.fastest({"a": a, "b": b}) == "b"
+    p = cellstats.p_fastest({"a": a, "b": b})
+    assert p["b"] > 0.99
+
+
 def test_rounds_for_a_target_and_when_the_spread_alone_exceeds_it():
     procs = cellstats.processes([np.exp(np.random.default_rng(9).normal(0, 0.05, 10))])
     need = cellstats.rounds_for(0.02, procs, 0.0, 1)
