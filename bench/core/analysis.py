@@ -253,7 +253,7 @@ def analyse(
                 "incorrect"
                 if cid.test_id in wrong or not all(t.final_state_ok for t in ts)
                 else "works",
-                tau2_df=het.df or math.inf,
+                tau2_df=het.tau2_df,
             )
             for cid, ts in sorted(mine.items())
         }

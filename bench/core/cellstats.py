@@ -20,19 +20,22 @@ estimator recommended over DerSimonian–Laird when within-process variances dif
 do: a 3-round process and a 40-round one; Veroniki et al. 2016, Langan et al. 2019), DL being
 biased low there; and it is positive exactly when Cochran's Q exceeds its degrees of freedom,
 so τ² cannot be 0 where processes disagree more than their rounds explain. For one cell it is
-what ``statsmodels.stats.meta_analysis.combine_effects(method_re="pm")`` computes (a test checks
-that); statsmodels has no common τ² over groups with their own means, hence the few lines here.
-Cochran's Q over the mode and its p-value (χ² with Σ (k_cell − 1) degrees of freedom) are
-reported with it (``Heterogeneity``).
+what ``statsmodels.stats.meta_analysis.combine_effects(method_re="pm")`` computes from the same
+variances (a test checks that); statsmodels has no common τ² over groups with their own means,
+hence the few lines here. Cochran's Q over the mode and its p-value (χ² with Σ (k_cell − 1)
+degrees of freedom) are reported with it (``Heterogeneity``). A process's v_i comes from the
+cell's winsorized per-round spread pooled over its processes (``within_variances``): weights
+from each process's own few-round spread would follow its errors and undercover.
 
-A cell's value is the inverse-variance weighted mean of its process estimates with weights
-1 / (v_i + τ²). Its interval is a t-interval whose degrees of freedom come from the
-**Welch–Satterthwaite** approximation over the variance's components: each process's v_i (with
-its h_i − 1 degrees of freedom) and τ² (with the Σ (k_cell − 1) contrasts of the mode it was
-estimated from). Why not Hartung–Knapp with k − 1: a cell has one to three processes (k − 1 = 0
-is no interval at all, 1 is t = 12.7), and its τ² is not estimated from its own k processes but
-from the whole mode; Welch–Satterthwaite gives each component the degrees of freedom it was
-actually estimated with. Added time per step = (ratio − 1) × the twin's median step.
+A cell's value is the weighted mean of its process estimates with weights 1 / (v_i + τ²). Its
+interval is a t-interval whose degrees of freedom come from the **Welch–Satterthwaite**
+approximation over the variance's two components: the processes' part (Σ (h_i − 1) degrees of
+freedom) and τ²'s (Satterthwaite's degrees of freedom of a variance component, Σ (k_cell − 1) ·
+(τ² / (τ² + v̄))², ``Heterogeneity.tau2_df``: few where the processes' own spread dominates).
+Why not Hartung–Knapp with k − 1: a cell has one to three processes (k − 1 = 0 is no interval at
+all, 1 is t = 12.7), and its τ² is not estimated from its own k processes but from the whole
+mode; Welch–Satterthwaite gives each component the degrees of freedom it was actually estimated
+with. Added time per step = (ratio − 1) × the twin's median step.
 
 Decisions (``compare``, ``decide``): the difference of two added times against a stated margin
 (``Margin``, relative to the candidate's whole step, with an absolute floor): *equivalent* when
@@ -160,10 +163,22 @@ def _usable(procs) -> list[Process]:
     return [p for p in procs if math.isfinite(p.center) and math.isfinite(p.variance)]
 
 
+def within_variances(procs: list[Process]) -> tuple[list[float], float]:
+    """(variance of each process's trimmed mean, degrees of freedom) from the cell's winsorized
+    per-round spread pooled over its processes (same code, same machine: one spread; weights
+    from each process's own few-round spread would follow its errors and undercover). Plain
+    floats: a cell has one to three processes, and a run's analysis takes thousands."""
+    shape = [(len(p.logs), len(p.logs) - 2 * p.trimmed) for p in procs]
+    units = [p.variance * h * (h - 1) / (n - 1) for p, (n, h) in zip(procs, shape)]  # s_w²
+    df = sum(h - 1 for _, h in shape)
+    pooled = max(sum((h - 1) * u for (_, h), u in zip(shape, units)) / df, 1e-18)
+    return [(n - 1) * pooled / (h * (h - 1)) for n, h in shape], float(df)
+
+
 def _q_of(cells: list[list[Process]]):
     """Q(τ²), the generalised Q: Σ over cells of Σ w_i (y_i − ȳ_cell)², w_i = 1 / (v_i + τ²)."""
     y = np.asarray([p.center for procs in cells for p in procs])
-    v = np.asarray([p.variance for procs in cells for p in procs])
+    v = np.asarray([x for procs in cells for x in within_variances(procs)[0]])
     cell = np.repeat(np.arange(len(cells)), [len(procs) for procs in cells])
 
     def q(tau2: float) -> float:
@@ -180,8 +195,19 @@ class Heterogeneity:
 
     tau2: float
     q: float  # Cochran's Q (fixed-effect weights) summed over the cells with two processes
-    df: int  # Σ (processes − 1) over those cells: the degrees of freedom of Q and of τ²
+    df: int  # Σ (processes − 1) over those cells: the degrees of freedom of Q
     cells: int  # cells with two or more processes
+    within: float = 0.0  # mean variance of a process's estimate in those cells
+
+    @property
+    def tau2_df(self) -> float:
+        """Satterthwaite degrees of freedom of τ²: it is a between-process mean square (about
+        τ² + within, on ``df``) minus the within part, so its variance is about
+        2 (τ² + within)² / df and its degrees of freedom df · (τ² / (τ² + within))²: few where
+        the processes' own spread dominates (inf when τ² is 0: it then adds nothing)."""
+        if self.tau2 <= 0:
+            return math.inf
+        return self.df * (self.tau2 / (self.tau2 + self.within)) ** 2
 
     @property
     def p(self) -> float:
@@ -205,6 +231,7 @@ def heterogeneity(cells) -> Heterogeneity:
     if not df:
         return Heterogeneity(0.0, 0.0, 0, 0)
     q_of = _q_of(mine)
+    within = float(np.mean([x for procs in mine for x in within_variances(procs)[0]]))
     q = q_of(0.0)
     tau2 = 0.0
     if q > df:  # Q(τ²) decreases in τ²: solve Q(τ²) = df above 0
@@ -212,7 +239,7 @@ def heterogeneity(cells) -> Heterogeneity:
         while q_of(high) > df and high < 1e3:
             high *= 10
         tau2 = float(optimize.brentq(lambda t: q_of(t) - df, 0.0, high, xtol=1e-14))
-    return Heterogeneity(tau2, q, df, len(mine))
+    return Heterogeneity(tau2, q, df, len(mine), within)
 
 
 def pooled_tau2(cells) -> float:
@@ -227,7 +254,7 @@ class Estimate:
     procs: tuple[Process, ...]
     control_step_s: float  # the twin's median per-step time
     tau2: float = 0.0
-    tau2_df: float = math.inf  # degrees of freedom τ² was estimated with (Heterogeneity.df)
+    tau2_df: float = math.inf  # degrees of freedom of τ² (Heterogeneity.tau2_df)
 
     @cached_property
     def _fit(self) -> tuple[float, float, float]:
@@ -236,14 +263,13 @@ class Estimate:
         if not usable:
             centers = [p.center for p in self.procs if math.isfinite(p.center)]
             return (float(np.mean(centers)) if centers else math.nan), math.inf, 0.0
-        v = np.asarray([p.variance for p in usable])
-        w = 1.0 / (v + self.tau2)
-        a = w / np.sum(w)  # the estimate is Σ a_i y_i: variance Σ a_i² (v_i + τ²)
-        center = float(np.sum(a * [p.center for p in usable]))
-        var = float(np.sum(a**2 * (v + self.tau2)))
-        parts = [(float(x), p.df) for x, p in zip(a**2 * v, usable)]
-        parts.append((float(np.sum(a**2)) * self.tau2, self.tau2_df))
-        return center, var, welch_df(parts)
+        v, df = within_variances(usable)
+        w = [1.0 / (x + self.tau2) for x in v]
+        a = [x / sum(w) for x in w]  # the estimate is Σ a_i y_i: variance Σ a_i² (v_i + τ²)
+        center = sum(ai * p.center for ai, p in zip(a, usable))
+        within = sum(ai**2 * x for ai, x in zip(a, v))
+        between = sum(ai**2 for ai in a) * self.tau2
+        return center, within + between, welch_df([(within, df), (between, self.tau2_df)])
 
     @property
     def log_ratio(self) -> float:

@@ -117,15 +117,17 @@ def test_the_mode_tau2_of_one_cell_is_statsmodels_paule_mandel():
         [rounds(rng, 0.0, 0.04, 12, shift) for shift in (0.0, 0.05, -0.04, 0.02)]
     )
     het = cellstats.heterogeneity([procs])
+    variances, df = cellstats.within_variances(list(procs))
+    assert df == 4 * (12 - 4 - 1)  # 12 rounds: 2 cut at each end, 8 left
     ref = combine_effects(
-        np.asarray([p.center for p in procs]),
-        np.asarray([p.variance for p in procs]),
-        method_re="pm",
+        np.asarray([p.center for p in procs]), np.asarray(variances), method_re="pm"
     )
     assert het.tau2 > 0
     assert het.tau2 == pytest.approx(ref.tau2, rel=1e-4)
     assert het.q == pytest.approx(ref.q, rel=1e-9)
     assert het.df == 3 and het.cells == 1
+    assert het.within == pytest.approx(np.mean(variances))
+    assert het.tau2_df == pytest.approx(3 * (het.tau2 / (het.tau2 + het.within)) ** 2)
 
 
 def test_processes_that_disagree_give_a_positive_tau2_and_a_small_p():

@@ -1,7 +1,8 @@
 """Does the stated 95 % hold? Synthetic rounds of known effect run through the default tier's
 plan: stage 0 times every cell in ``processes`` processes of ``rounds`` rounds; each later stage
-adds one process to the A/A cells (stage 1) and to both cells of every comparison still open (up
-to ``max_rounds`` rounds); decisions are looked at after every stage, at the level α / looks.
+adds one process to both cells of every comparison still open (up to ``max_rounds`` rounds), and
+stage 1 a second one to the A/A cells if they have one; decisions are looked at after every
+stage, at the level α / looks.
 
 Rounds are like this machine's: per-round log-ratio SD 3–8 % with heavy tails (Student t, 4 df),
 a per-process shift of SD 1–3 % (a process keeps its speed for life). Statistics only: nothing is
@@ -81,7 +82,7 @@ def _mode(scenario: Scenario, rng, counts: dict) -> None:
             add(key, TIER.rounds)
     for stage in range(1, TIER.stages + 1):
         outcomes = _look(data)
-        if stage == 1:
+        if stage == 1 and TIER.processes == 1:  # the mode's τ² needs cells in two processes
             for i in range(AA_CELLS):
                 add(("aa", i), TIER.rounds)
         for (name, n), o in outcomes.items():
@@ -105,8 +106,7 @@ def _mode(scenario: Scenario, rng, counts: dict) -> None:
 def _estimates(data, keys) -> dict:
     het = cellstats.heterogeneity(list(data.values()))
     return {
-        key: cellstats.Estimate(tuple(data[key]), STEP_S, het.tau2, het.df or math.inf)
-        for key in keys
+        key: cellstats.Estimate(tuple(data[key]), STEP_S, het.tau2, het.tau2_df) for key in keys
     }
 
 
