@@ -90,12 +90,19 @@ def alpha_per_look(looks: int, alpha: float = ALPHA) -> float:
 
 
 def welch_df(parts) -> float:
-    """Welch–Satterthwaite degrees of freedom of a sum of variances [(variance, its df)]."""
+    """Welch–Satterthwaite degrees of freedom of a sum of variances [(variance, its df)], at
+    least 1 when every part has some (below 1 the approximation itself fails, and t with 1
+    degree of freedom, ×12.7, is already as wide as an interval can usefully be); 0 when a part
+    has none."""
     parts = [(v, d) for v, d in parts if v > 0]
     if not parts or any(not (d > 0 and math.isfinite(v)) for v, d in parts):
         return 0.0
     denom = sum(v**2 / d for v, d in parts)
-    return sum(v for v, _ in parts) ** 2 / denom if denom > 0 else math.inf
+    return max(1.0, sum(v for v, _ in parts) ** 2 / denom) if denom > 0 else math.inf
+
+
+def _exp(x: float) -> float:
+    return math.exp(min(x, 700.0))  # inf-like, without OverflowError
 
 
 @dataclass(frozen=True)
@@ -297,7 +304,7 @@ class Estimate:
     @property
     def ratio_interval(self) -> tuple[float, float]:
         low, high = self.log_interval()
-        return (math.exp(low), math.exp(high)) if math.isfinite(low) else (math.nan, math.nan)
+        return (_exp(low), _exp(high)) if math.isfinite(low) else (math.nan, math.nan)
 
     @property
     def halfwidth(self) -> float:
@@ -414,8 +421,8 @@ def compare_paired(
     low, high = paired.log_interval(alpha_per_look(looks))
     return Comparison(
         (paired.ratio - 1.0) * ref,
-        (math.exp(low) - 1.0) * ref,
-        (math.exp(high) - 1.0) * ref,
+        (_exp(low) - 1.0) * ref,
+        (_exp(high) - 1.0) * ref,
         margin.at(paired.step_s),
         biased,
     )
@@ -511,7 +518,8 @@ def p_fastest(
             drawn.append(np.mean(logs, axis=1))
             continue
         twin = np.asarray([e.control_step_s for e in es])
-        drawn.append(np.mean((np.exp(logs) - 1.0) * twin / np.asarray(common), axis=1))
+        with np.errstate(over="ignore"):  # a t draw on 1 df can be huge: +inf ranks last
+            drawn.append(np.mean((np.exp(logs) - 1.0) * twin / np.asarray(common), axis=1))
     best = np.argmin(np.vstack(drawn), axis=0)
     return {n: float(np.mean(best == i)) for i, n in enumerate(names)}
 

@@ -94,6 +94,8 @@ def test_no_degrees_of_freedom_no_interval():
         ([(1.0, INF)], INF),
         ([(1.0, 4), (3.0, INF)], 16 * 4),  # (1 + 3)² / (1² / 4)
         ([(1.0, 0)], 0),  # a part without degrees of freedom: none for the sum
+        ([(1.0, 0.2)], 1),  # floored at 1
+        ([(1.0, 0.5), (1.0, 0.5)], 1),
         ([], 0),
     ],
 )
