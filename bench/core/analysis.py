@@ -1,10 +1,13 @@
 """The decisions a run's timings support, per mode: one object the time phase's stopping rule,
 the report and ``compare`` all use (``bench.core.cellstats`` for the statistics).
 
-Per mode: every timed cell's estimate (with the mode's pooled between-process variance), the A/A
-bias per size, and for the update cells of the strategies that worked at every size, the fastest
-strategy and every other one's outcome against it at each size (equivalent / slower /
-undetermined, with the margin), and P(fastest).
+Per mode: every timed cell's estimate (with the mode's between-process variance, Paule–Mandel
+over its cells, and Cochran's Q: ``heterogeneity``), the A/A bias per size, and for the update
+cells of the strategies that worked at every size, the fastest strategy and every other one's
+outcome against it at each size (equivalent / slower / faster / undetermined, with the margin at
+the candidate's step; every decision at a size whose A/A cell is biased beyond the margin is
+undetermined; each look of a decision at the level α / ``looks``), and P(fastest) by the same
+score and over the same candidates as the fastest.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ class Cell:
     timings: list[Timing]
     tau2: float = 0.0
     status: str = "works"  # "incorrect" when the state was wrong after the timed steps somewhere
+    tau2_df: float = math.inf  # degrees of freedom of the mode's τ² (Heterogeneity.df)
     twin_invalid: str = ""  # why its twin cannot measure what the write adds ("" when it can)
 
     @property
@@ -52,7 +56,7 @@ class Cell:
     @cached_property
     def estimate(self) -> cellstats.Estimate:
         groups = [t.ratios for t in self.timings]
-        return cellstats.estimate(groups, self.control_step_s, self.tau2)
+        return cellstats.estimate(groups, self.control_step_s, self.tau2, self.tau2_df)
 
     @property
     def processes(self) -> int:
@@ -67,13 +71,13 @@ class Cell:
         """Its whole step over the base twin's, paired on the rounds of its races: the one
         quantity candidates are ranked by (every candidate's races hold the same base twin)."""
         groups = [[s / b for s, b in zip(t.step_s, t.race_base_s)] for t in self.timings]
-        return cellstats.estimate(groups, self.step_s, self.tau2)
+        return cellstats.estimate(groups, self.step_s, self.tau2, self.tau2_df)
 
     def versus(self, other: Cell) -> cellstats.Estimate:
         """Its whole step over ``other``'s, paired round by round in the races both ran in."""
         theirs = {t.race: t for t in other.timings if t.race}
         groups = [t.versus(theirs[t.race]) for t in self.timings if t.race in theirs]
-        return cellstats.estimate(groups, other.step_s, self.tau2)
+        return cellstats.estimate(groups, other.step_s, self.tau2, self.tau2_df)
 
     @property
     def rounds(self) -> int:
@@ -113,6 +117,8 @@ class ModeAnalysis:
     margin: Margin
     sizes: tuple[int, ...]
     tau2: float = 0.0
+    heterogeneity: cellstats.Heterogeneity | None = None  # τ², Cochran's Q and its p
+    looks: int = 1  # how many times a decision may be looked at (the tier's stages + 1)
 
     def of_role(self, role: str) -> list[Cell]:
         return [c for c in self.cells.values() if c.role == role]
@@ -137,24 +143,35 @@ class ModeAnalysis:
         size's added time divided by one common step (the median twin step at that size): a
         strategy's own ratio divides by its own twin, and twins differ (a host update's twin is
         the bare forward), so ratios of different twins do not rank."""
+        mine = self._estimates(names)
+        return cellstats.fastest(mine, self._common(names)) if mine else None
+
+    def _estimates(self, names) -> dict[str, list[cellstats.Estimate]]:
+        """Per candidate among ``names``, per size, what candidates are ranked by: the whole step
+        over the base twin's where they were raced, the added time over their twins otherwise."""
         mine = {s: cells for s, cells in self.candidates.items() if s in names}
-        if not mine:
-            return None
-        if self.raced(mine):
-            scores = {
-                s: float(np.mean([cells[n].whole_step.log_ratio for n in self.sizes]))
-                for s, cells in mine.items()
-            }
-            return min(scores, key=lambda s: (scores[s], s))
-        common = {
-            n: float(np.median([cells[n].control_step_s for cells in mine.values()]))
-            for n in self.sizes
-        }
-        scores = {
-            s: float(np.mean([cells[n].estimate.added_s / common[n] for n in self.sizes]))
+        raced = self.raced(mine)
+        return {
+            s: [cells[n].whole_step if raced else cells[n].estimate for n in self.sizes]
             for s, cells in mine.items()
         }
-        return min(scores, key=lambda s: (scores[s], s))
+
+    def _common(self, names) -> list[float] | None:
+        """Per size, the median twin step of the candidates among ``names`` (added times over
+        different twins are ranked over one common step); None where they were raced (the
+        whole step over the same base twin needs none)."""
+        mine = {s: cells for s, cells in self.candidates.items() if s in names}
+        if self.raced(mine):
+            return None
+        return [
+            float(np.median([cells[n].control_step_s for cells in mine.values()]))
+            for n in self.sizes
+        ]
+
+    def biased(self, size: int) -> bool:
+        """Whether this size's A/A cell is biased beyond the margin (its decisions undetermined)."""
+        aa = self.aa.get(size)
+        return aa is not None and cellstats.aa_biased(aa, self.margin)
 
     def raced(self, candidates: dict[str, dict[int, Cell]]) -> bool:
         """Whether every one of ``candidates`` was raced at every size (then every decision is
@@ -162,14 +179,13 @@ class ModeAnalysis:
         return all(cells[n].raced for cells in candidates.values() for n in self.sizes)
 
     def _compare(self, cell: Cell, best: Cell, head_to_head: bool) -> cellstats.Comparison:
+        n = cell.id.size
         if not head_to_head:
-            return cellstats.compare(cell.estimate, best.estimate, self.margin)
-        est = cell.versus(best)  # whole step / the fastest's whole step, on shared rounds
-        low, high = est.ratio_interval
-        step = best.step_s
-        return cellstats.Comparison(
-            (est.ratio - 1.0) * step, (low - 1.0) * step, (high - 1.0) * step, self.margin.at(step)
-        )
+            return cellstats.compare(
+                cell.estimate, best.estimate, self.margin, self.looks, self.biased(n)
+            )
+        # the whole step over the fastest's whole step, paired on the rounds both ran in
+        return cellstats.compare_paired(cell.versus(best), self.margin, self.looks, self.biased(n))
 
     def rank(self, names, others=()) -> dict[str, Standing]:
         """Each of ``names`` (timed candidates) against the fastest of them, per size; ``others``
@@ -187,9 +203,9 @@ class ModeAnalysis:
                 continue
             standing = Standing(s, reference=s == best_name)
             for n in self.sizes:
-                ref = best[n].step_s if head_to_head else best[n].control_step_s
+                ref = best[n].step_s if head_to_head else best[n].estimate.step_s
                 standing.comparisons[n] = (
-                    cellstats.Comparison(0.0, 0.0, 0.0, self.margin.at(ref))
+                    cellstats.Comparison(0.0, 0.0, 0.0, self.margin.at(ref), self.biased(n))
                     if s == best_name
                     else self._compare(self.candidates[s][n], best[n], head_to_head)
                 )
@@ -213,25 +229,25 @@ class ModeAnalysis:
     def undetermined(self) -> list[str]:
         return [s for s, st in self.standings.items() if st.outcome == UNDETERMINED]
 
+    def p_fastest_of(self, names) -> dict[str, float]:
+        """{candidate among ``names``: P(its score is the lowest)}: the score and the candidates
+        of ``fastest_of(names)``."""
+        mine = self._estimates(names)
+        return cellstats.p_fastest(mine, self._common(names)) if mine else {}
+
     @cached_property
     def p_fastest(self) -> dict[str, float]:
-        """P(lowest mean over the sizes) of the quantity ``fastest`` ranks by: the whole step
-        over the base twin's in races, the added time over separate twins in older runs."""
-        raced = self.raced(self.candidates)
-        return cellstats.p_fastest(
-            {
-                s: [cells[n].whole_step if raced else cells[n].estimate for n in self.sizes]
-                for s, cells in self.candidates.items()
-            }
-        )
+        """P(fastest) over every candidate (the set and the score ``fastest`` is chosen by)."""
+        return self.p_fastest_of(set(self.candidates))
 
     @cached_property
     def aa(self) -> dict[int, cellstats.Estimate]:
         return {c.id.size: c.estimate for c in self.of_role("aa")}
 
     def aa_flagged(self) -> list[int]:
-        """Sizes whose A/A bias (a twin against itself) exceeds the margin's relative part."""
-        return [n for n, e in self.aa.items() if abs(e.ratio - 1.0) > self.margin.rel]
+        """Sizes whose A/A interval (a twin against itself) lies beyond ±margin: every
+        comparison at them is undetermined."""
+        return sorted(n for n in self.aa if self.biased(n))
 
     def open_cells(self, target: float = 0.0) -> list[Cell]:
         """Cells another stage should measure: those of an undetermined comparison (and the
@@ -250,9 +266,15 @@ class ModeAnalysis:
 
 
 def analyse(
-    timings: list[Timing], statuses: list[dict], modes: list[str], sizes, margin: Margin
+    timings: list[Timing],
+    statuses: list[dict],
+    modes: list[str],
+    sizes,
+    margin: Margin,
+    looks: int = 1,
 ) -> dict[str, ModeAnalysis]:
-    """{mode: ModeAnalysis} of every cell timed (``statuses``: the cells' final-state checks)."""
+    """{mode: ModeAnalysis} of every cell timed (``statuses``: the cells' final-state checks;
+    ``looks``: how many times the run may look at a decision, the tier's stages + 1)."""
     wrong = {c["test"] for c in statuses if c.get("status") != "works"}
     grouped: dict[CellId, list[Timing]] = defaultdict(list)
     for t in timings:
@@ -260,7 +282,7 @@ def analyse(
     out = {}
     for mode in modes:
         mine = {cid: ts for cid, ts in grouped.items() if cid.mode == mode}
-        tau2 = cellstats.pooled_tau2(
+        het = cellstats.heterogeneity(
             [cellstats.processes([t.ratios for t in ts]) for ts in mine.values()]
         )
         cells = {
@@ -269,14 +291,15 @@ def analyse(
                 ts[0].role,
                 ts[0].control,
                 ts,
-                tau2,
+                het.tau2,
                 "incorrect"
                 if cid.test_id in wrong or not all(t.final_state_ok for t in ts)
                 else "works",
+                tau2_df=het.tau2_df,
             )
             for cid, ts in sorted(mine.items())
         }
-        out[mode] = ModeAnalysis(mode, cells, margin, tuple(sorted(sizes)), tau2)
+        out[mode] = ModeAnalysis(mode, cells, margin, tuple(sorted(sizes)), het.tau2, het, looks)
     for mode, bad in check_twins(out).items():
         for c in out[mode].of_role("update"):
             c.twin_invalid = bad.get(c.control, "")

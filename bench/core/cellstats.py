@@ -1,21 +1,51 @@
-"""A timed cell's estimate: what the update adds per step, with an interval that covers processes.
+"""A timed cell's estimate: what the update adds per step, with an interval as wide as the data.
 
-Every round pairs a block of the subject with a block of its no-update twin; its log-ratio
-``log(subject / twin)`` is the sample. In each worker process the cell's value is the median of
-its rounds, whose variance is about (π/2)·σ²/n (σ: a robust, small-sample-corrected spread of the
-rounds). Processes also differ by more than their rounds explain (memory placement, kernel
-choice: a process keeps its speed for life), so the model is a random-effects one (DerSimonian &
-Laird 1986): process medians scatter around the cell's value with a between-process variance τ²,
-estimated once per mode from every cell measured in two or more processes (``pooled_tau2``) —
-one cell's two processes could not estimate it, the mode's hundred cells can. The cell's value is
-the inverse-variance weighted mean of its process medians; its 95 % interval is normal on the log
-scale. Added time per step = (ratio − 1) × the twin's median step.
+The sample is a round's log-ratio ``log(subject / twin)`` (or, for a race, of two candidates).
 
-Decisions (``decide``) compare a candidate's added time with the fastest's against a stated
-margin (``Margin``): *equivalent* when the whole interval of the difference lies within ±margin,
-*slower* when it lies above it, *undetermined* otherwise (Kruschke's region of practical
-equivalence; not significant is not the same). ``p_fastest`` is the probability, under the same
-normal model, that a strategy has the lowest mean relative cost over the sizes.
+Within a process: the 20 % trimmed mean of its rounds, with the Tukey–McLaughlin standard error
+(winsorized spread, in Yuen's form) and ``h − 1`` degrees of freedom, ``h`` the rounds left
+after trimming (Wilcox, *Introduction to Robust Estimation*, §4.3; cut as
+``scipy.stats.trim_mean`` cuts).
+Trimming keeps a preempted block from moving the estimate the way a mean would, and unlike a
+median it has a known t-distribution with real degrees of freedom (3 rounds: 2; 10 rounds: 5),
+so the interval of a short process is as wide as it must be.
+
+Between processes: a process keeps its speed for life (memory placement, kernel choice), so
+process estimates scatter around the cell's value with a between-process variance τ². One cell's
+one to three processes cannot estimate τ²; a mode's cells can, assuming one τ² per mode
+(``heterogeneity``). The estimator is **Paule–Mandel** generalised to many cells with their own
+means: the τ² at which the generalised Q statistic Σ_cells Σ_i w_i (y_i − ȳ_cell)² with
+w_i = 1 / (v_i + τ²) equals its degrees of freedom Σ (k_cell − 1). Why Paule–Mandel: it is the
+estimator recommended over DerSimonian–Laird when within-process variances differ a lot (they
+do: a 3-round process and a 40-round one; Veroniki et al. 2016, Langan et al. 2019), DL being
+biased low there; and it is positive exactly when Cochran's Q exceeds its degrees of freedom,
+so τ² cannot be 0 where processes disagree more than their rounds explain. For one cell it is
+what ``statsmodels.stats.meta_analysis.combine_effects(method_re="pm")`` computes from the same
+variances (a test checks that); statsmodels has no common τ² over groups with their own means,
+hence the few lines here. Cochran's Q over the mode and its p-value (χ² with Σ (k_cell − 1)
+degrees of freedom) are reported with it (``Heterogeneity``). A process's v_i comes from the
+cell's winsorized per-round spread pooled over its processes (``within_variances``): weights
+from each process's own few-round spread would follow its errors and undercover.
+
+A cell's value is the weighted mean of its process estimates with weights 1 / (v_i + τ²). Its
+interval is a t-interval whose degrees of freedom come from the **Welch–Satterthwaite**
+approximation over the variance's two components: the processes' part (Σ (h_i − 1) degrees of
+freedom) and τ²'s (Satterthwaite's degrees of freedom of a variance component, Σ (k_cell − 1) ·
+(τ² / (τ² + v̄))², ``Heterogeneity.tau2_df``: few where the processes' own spread dominates).
+Why not Hartung–Knapp with k − 1: a cell has one to three processes (k − 1 = 0 is no interval at
+all, 1 is t = 12.7), and its τ² is not estimated from its own k processes but from the whole
+mode; Welch–Satterthwaite gives each component the degrees of freedom it was actually estimated
+with. Added time per step = (ratio − 1) × the twin's median step.
+
+Decisions (``compare``, ``decide``): the difference of two added times against a stated margin
+(``Margin``, relative to the candidate's whole step, with an absolute floor): *equivalent* when
+its whole interval lies within ±margin, *slower* above it, *faster* below it, *undetermined*
+otherwise (two one-sided tests; not significant is not equivalent). A later stage re-times only
+the open decisions, so a decision is looked at up to ``looks`` times: each look uses a two-sided
+level of α / looks (Bonferroni over the looks: the chance of any wrong call over all looks stays
+below α; conservative, simple, and valid whatever the stopping rule, ``alpha_per_look``). A mode
+size whose A/A interval lies outside ±margin turns that size's decisions undetermined
+(``aa_biased``). ``p_fastest`` ranks by the same score as ``analysis.ModeAnalysis.fastest_of``.
 """
 
 from __future__ import annotations
@@ -25,10 +55,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
+from scipy import optimize, special, stats
 
-Z95 = 1.959964
+ALPHA = 0.05  # the intervals shown are 95 %
+Z95 = 1.959964  # only for planning (rounds_for), never for an interval
+TRIM = 0.2  # each end of a process's rounds (Wilcox's default: robust, still efficient)
 MAD_TO_SD = 1.4826
-MEDIAN_EFFICIENCY = math.pi / 2  # variance of a median / variance of a mean, normal data
 
 
 def robust_sd(values) -> float:
@@ -42,24 +74,85 @@ def robust_sd(values) -> float:
     return MAD_TO_SD * mad * v.size / (v.size - 0.8)
 
 
+def t_quantile(df: float, alpha: float = ALPHA) -> float:
+    """The two-sided (1 − alpha) t-quantile; inf without degrees of freedom."""
+    if not df > 0:
+        return math.inf
+    return float(special.stdtrit(df, 1.0 - alpha / 2.0))  # stats.t.ppf's kernel, 1000× faster
+
+
+def alpha_per_look(looks: int, alpha: float = ALPHA) -> float:
+    """The two-sided level of one look when a decision may be looked at ``looks`` times
+    (Bonferroni: the error over all looks stays below ``alpha``)."""
+    if looks < 1:
+        raise ValueError(f"looks must be at least 1, got {looks!r}")
+    return alpha / looks
+
+
+def welch_df(parts) -> float:
+    """Welch–Satterthwaite degrees of freedom of a sum of variances [(variance, its df)], at
+    least 1 when every part has some (below 1 the approximation itself fails, and t with 1
+    degree of freedom, ×12.7, is already as wide as an interval can usefully be); 0 when a part
+    has none."""
+    parts = [(v, d) for v, d in parts if v > 0]
+    if not parts or any(not (d > 0 and math.isfinite(v)) for v, d in parts):
+        return 0.0
+    denom = sum(v**2 / d for v, d in parts)
+    return max(1.0, sum(v for v, _ in parts) ** 2 / denom) if denom > 0 else math.inf
+
+
+def _exp(x: float) -> float:
+    return math.exp(min(x, 700.0))  # inf-like, without OverflowError
+
+
 @dataclass(frozen=True)
 class Process:
     """One worker process's rounds of a cell: per-round log-ratios."""
 
     logs: tuple[float, ...]
 
+    @property
+    def trimmed(self) -> int:
+        """Rounds cut from each end."""
+        return int(TRIM * len(self.logs))
+
     @cached_property
+    def _trimmed(self) -> tuple[float, float]:
+        """(trimmed mean, its variance): the variance is (n − 1) s_w² / (h (h − 1)), s_w² the
+        winsorized variance (Yuen 1974; Tukey–McLaughlin's s_w² / ((1 − 2γ)² n) up to the
+        rounding of the cut, exact for a plain mean when nothing is cut); inf below two rounds
+        left. By hand rather than ``scipy.stats.trim_mean`` (the same cut: ``int(γ n)`` each end,
+        a test checks it), which costs ~2 ms a call through its argument handling: a run's
+        analysis takes thousands."""
+        n, g = len(self.logs), self.trimmed
+        if not n:
+            return math.nan, math.inf
+        w = np.sort(np.asarray(self.logs, float))
+        center = float(np.mean(w[g : n - g]))
+        if self.df < 1:
+            return center, math.inf
+        w[:g], w[n - g :] = w[g], w[n - g - 1]  # winsorized
+        h = n - 2 * g
+        return center, max(float(np.var(w, ddof=1)) * (n - 1) / (h * (h - 1)), 1e-18)
+
+    @property
+    def center(self) -> float:
+        """The 20 % trimmed mean of its rounds."""
+        return self._trimmed[0]
+
+    @property
     def median(self) -> float:
         return float(np.median(self.logs)) if self.logs else math.nan
 
-    @cached_property
+    @property
+    def df(self) -> int:
+        """Degrees of freedom of its variance: rounds left after trimming, minus one."""
+        return len(self.logs) - 2 * self.trimmed - 1
+
+    @property
     def variance(self) -> float:
-        """Variance of the median of its rounds."""
-        n = len(self.logs)
-        sd = robust_sd(self.logs)
-        if n < 2 or not math.isfinite(sd):
-            return math.inf
-        return MEDIAN_EFFICIENCY * max(sd, 1e-6) ** 2 / n
+        """Variance of its trimmed mean (see ``_trimmed``)."""
+        return self._trimmed[1]
 
 
 def processes(groups) -> tuple[Process, ...]:
@@ -73,18 +166,92 @@ def processes(groups) -> tuple[Process, ...]:
     return tuple(out)
 
 
+def _usable(procs) -> list[Process]:
+    return [p for p in procs if math.isfinite(p.center) and math.isfinite(p.variance)]
+
+
+def within_variances(procs: list[Process]) -> tuple[list[float], float]:
+    """(variance of each process's trimmed mean, degrees of freedom) from the cell's winsorized
+    per-round spread pooled over its processes (same code, same machine: one spread; weights
+    from each process's own few-round spread would follow its errors and undercover). Plain
+    floats: a cell has one to three processes, and a run's analysis takes thousands."""
+    shape = [(len(p.logs), len(p.logs) - 2 * p.trimmed) for p in procs]
+    units = [p.variance * h * (h - 1) / (n - 1) for p, (n, h) in zip(procs, shape)]  # s_w²
+    df = sum(h - 1 for _, h in shape)
+    pooled = max(sum((h - 1) * u for (_, h), u in zip(shape, units)) / df, 1e-18)
+    return [(n - 1) * pooled / (h * (h - 1)) for n, h in shape], float(df)
+
+
+def _q_of(cells: list[list[Process]]):
+    """Q(τ²), the generalised Q: Σ over cells of Σ w_i (y_i − ȳ_cell)², w_i = 1 / (v_i + τ²)."""
+    y = np.asarray([p.center for procs in cells for p in procs])
+    v = np.asarray([x for procs in cells for x in within_variances(procs)[0]])
+    cell = np.repeat(np.arange(len(cells)), [len(procs) for procs in cells])
+
+    def q(tau2: float) -> float:
+        w = 1.0 / (v + tau2)
+        mean = np.bincount(cell, w * y) / np.bincount(cell, w)
+        return float(np.sum(w * (y - mean[cell]) ** 2))
+
+    return q
+
+
+@dataclass(frozen=True)
+class Heterogeneity:
+    """A mode's between-process variance (Paule–Mandel over its cells) and Cochran's Q."""
+
+    tau2: float
+    q: float  # Cochran's Q (fixed-effect weights) summed over the cells with two processes
+    df: int  # Σ (processes − 1) over those cells: the degrees of freedom of Q
+    cells: int  # cells with two or more processes
+    within: float = 0.0  # mean variance of a process's estimate in those cells
+
+    @property
+    def tau2_df(self) -> float:
+        """Satterthwaite degrees of freedom of τ²: it is a between-process mean square (about
+        τ² + within, on ``df``) minus the within part, so its variance is about
+        2 (τ² + within)² / df and its degrees of freedom df · (τ² / (τ² + within))²: few where
+        the processes' own spread dominates (inf when τ² is 0: it then adds nothing)."""
+        if self.tau2 <= 0:
+            return math.inf
+        return self.df * (self.tau2 / (self.tau2 + self.within)) ** 2
+
+    @property
+    def p(self) -> float:
+        """P(Q this large | one speed for every process): small means processes disagree."""
+        return float(stats.chi2.sf(self.q, self.df)) if self.df else math.nan
+
+    def describe(self) -> str:
+        if not self.df:
+            return "no cell timed in two processes: between-process spread unknown"
+        return (
+            f"τ = {math.sqrt(self.tau2) * 100:.1f} % (Paule–Mandel), Cochran's Q = {self.q:.1f} "
+            f"on {self.df} df, p = {self.p:.2g}, from {self.cells} cells"
+        )
+
+
+def heterogeneity(cells) -> Heterogeneity:
+    """The between-process variance of a mode from every cell with two or more processes that
+    have a spread: one τ² for the mode, each cell its own mean (see the module's docstring)."""
+    mine = [u for u in (_usable(procs) for procs in cells) if len(u) >= 2]
+    df = sum(len(u) - 1 for u in mine)
+    if not df:
+        return Heterogeneity(0.0, 0.0, 0, 0)
+    q_of = _q_of(mine)
+    within = float(np.mean([x for procs in mine for x in within_variances(procs)[0]]))
+    q = q_of(0.0)
+    tau2 = 0.0
+    if q > df:  # Q(τ²) decreases in τ²: solve Q(τ²) = df above 0
+        high = 1e-4
+        while q_of(high) > df and high < 1e3:
+            high *= 10
+        tau2 = float(optimize.brentq(lambda t: q_of(t) - df, 0.0, high, xtol=1e-14))
+    return Heterogeneity(tau2, q, df, len(mine), within)
+
+
 def pooled_tau2(cells) -> float:
-    """The between-process variance of a mode: Σ (m_j − m̄)² − Σ (P−1)·v̄, over Σ (P−1), from every
-    cell with two or more processes (method of moments); 0 when no cell has two."""
-    between, within, dof = 0.0, 0.0, 0
-    for procs in cells:
-        meds = [p.median for p in procs if math.isfinite(p.variance)]
-        if len(meds) < 2:
-            continue
-        between += float(np.sum((np.asarray(meds) - np.mean(meds)) ** 2))
-        within += (len(meds) - 1) * float(np.mean([p.variance for p in procs]))
-        dof += len(meds) - 1
-    return max(0.0, (between - within) / dof) if dof else 0.0
+    """The mode's τ² (``heterogeneity(cells).tau2``)."""
+    return heterogeneity(cells).tau2
 
 
 @dataclass(frozen=True)
@@ -94,17 +261,22 @@ class Estimate:
     procs: tuple[Process, ...]
     control_step_s: float  # the twin's median per-step time
     tau2: float = 0.0
+    tau2_df: float = math.inf  # degrees of freedom of τ² (Heterogeneity.tau2_df)
 
     @cached_property
-    def _fit(self) -> tuple[float, float]:
-        usable = [p for p in self.procs if math.isfinite(p.median)]
+    def _fit(self) -> tuple[float, float, float]:
+        """(log-ratio, its variance, Welch–Satterthwaite degrees of freedom)."""
+        usable = _usable(self.procs)
         if not usable:
-            return math.nan, math.inf
-        if all(not math.isfinite(p.variance) for p in usable):  # single rounds: no spread known
-            return float(np.mean([p.median for p in usable])), math.inf
-        weights = np.asarray([1.0 / (p.variance + self.tau2) for p in usable])
-        meds = np.asarray([p.median for p in usable])
-        return float(np.sum(weights * meds) / np.sum(weights)), float(1.0 / np.sum(weights))
+            centers = [p.center for p in self.procs if math.isfinite(p.center)]
+            return (float(np.mean(centers)) if centers else math.nan), math.inf, 0.0
+        v, df = within_variances(usable)
+        w = [1.0 / (x + self.tau2) for x in v]
+        a = [x / sum(w) for x in w]  # the estimate is Σ a_i y_i: variance Σ a_i² (v_i + τ²)
+        center = sum(ai * p.center for ai, p in zip(a, usable))
+        within = sum(ai**2 * x for ai, x in zip(a, v))
+        between = sum(ai**2 for ai in a) * self.tau2
+        return center, within + between, welch_df([(within, df), (between, self.tau2_df)])
 
     @property
     def log_ratio(self) -> float:
@@ -115,21 +287,35 @@ class Estimate:
         return math.sqrt(self._fit[1])
 
     @property
+    def df(self) -> float:
+        """Degrees of freedom of the interval (Welch–Satterthwaite over processes and τ²)."""
+        return self._fit[2]
+
+    @property
     def ratio(self) -> float:
         return math.exp(self.log_ratio) if math.isfinite(self.log_ratio) else math.nan
 
+    def log_interval(self, alpha: float = ALPHA) -> tuple[float, float]:
+        half = t_quantile(self.df, alpha) * self.log_se
+        if not (math.isfinite(half) and math.isfinite(self.log_ratio)):
+            return (math.nan, math.nan)
+        return self.log_ratio - half, self.log_ratio + half
+
     @property
     def ratio_interval(self) -> tuple[float, float]:
-        half = Z95 * self.log_se
-        if not math.isfinite(half):
-            return (math.nan, math.nan)
-        return math.exp(self.log_ratio - half), math.exp(self.log_ratio + half)
+        low, high = self.log_interval()
+        return (_exp(low), _exp(high)) if math.isfinite(low) else (math.nan, math.nan)
 
     @property
     def halfwidth(self) -> float:
         """Relative half-width of the ratio's interval (e.g. 0.02 = ±2 %)."""
         low, high = self.ratio_interval
         return (high - low) / 2 / self.ratio if math.isfinite(low) else math.inf
+
+    @property
+    def step_s(self) -> float:
+        """The subject's whole step: the twin's times the ratio."""
+        return self.ratio * self.control_step_s
 
     @property
     def added_s(self) -> float:
@@ -150,57 +336,110 @@ class Estimate:
         return sum(len(p.logs) for p in self.procs)
 
 
-def estimate(groups, control_step_s: float, tau2: float = 0.0) -> Estimate:
-    return Estimate(processes(groups), control_step_s, tau2)
+def estimate(
+    groups, control_step_s: float, tau2: float = 0.0, tau2_df: float = math.inf
+) -> Estimate:
+    """A cell's estimate from per-process groups of per-round ratios."""
+    return Estimate(processes(groups), control_step_s, tau2, tau2_df)
 
 
 @dataclass(frozen=True)
 class Margin:
-    """Two costs are practically equivalent when they differ by less than the larger of ``rel``
-    of the twin's step and ``abs_s`` seconds."""
+    """Two steps are practically equivalent when they differ by less than the larger of ``rel``
+    of the candidate's whole step and ``abs_s`` seconds. The floor is what a mode can resolve on
+    this machine: below ~5 µs a step difference is within a block's timer and dispatch jitter.
+    Relative to the step being compared, so "equivalent" means the same at every size."""
 
-    rel: float = 0.05
+    rel: float = 0.02
     abs_s: float = 5e-6
 
-    def at(self, control_step_s: float) -> float:
-        return max(self.rel * control_step_s, self.abs_s)
+    def at(self, step_s: float) -> float:
+        """The margin in seconds for a candidate whose whole step is ``step_s``."""
+        return max(self.rel * step_s, self.abs_s) if math.isfinite(step_s) else self.abs_s
 
     def describe(self) -> str:
-        return f"the larger of {self.rel:.0%} of the step and {self.abs_s * 1e6:g} µs"
+        return f"the larger of {self.rel:.0%} of the candidate's step and {self.abs_s * 1e6:g} µs"
 
 
 EQUIVALENT, SLOWER, FASTER, UNDETERMINED = "equivalent", "slower", "faster", "undetermined"
 
 
+def outcome(low_s: float, high_s: float, margin_s: float, biased: bool = False) -> str:
+    """A difference's interval against ±margin (two one-sided tests)."""
+    if biased or not (math.isfinite(low_s) and math.isfinite(high_s)):
+        return UNDETERMINED
+    if low_s >= -margin_s and high_s <= margin_s:
+        return EQUIVALENT
+    if low_s > margin_s:
+        return SLOWER
+    if high_s < -margin_s:
+        return FASTER
+    return UNDETERMINED
+
+
 @dataclass(frozen=True)
 class Comparison:
-    """A candidate's added time minus the fastest's, at one size, with its interval."""
+    """A candidate's added time minus the fastest's, at one size, with its interval. ``biased``:
+    the A/A cell of this mode and size is off by more than the margin, so nothing is decided."""
 
     difference_s: float
     low_s: float
     high_s: float
     margin_s: float
+    biased: bool = False
     outcome: str = field(init=False)
 
     def __post_init__(self):
-        if not (math.isfinite(self.low_s) and math.isfinite(self.high_s)):
-            outcome = UNDETERMINED
-        elif self.low_s >= -self.margin_s and self.high_s <= self.margin_s:
-            outcome = EQUIVALENT
-        elif self.low_s > self.margin_s:
-            outcome = SLOWER
-        elif self.high_s < -self.margin_s:
-            outcome = FASTER
-        else:
-            outcome = UNDETERMINED
-        object.__setattr__(self, "outcome", outcome)
+        object.__setattr__(
+            self, "outcome", outcome(self.low_s, self.high_s, self.margin_s, self.biased)
+        )
 
 
-def compare(candidate: Estimate, fastest: Estimate, margin: Margin) -> Comparison:
+def compare(
+    candidate: Estimate, fastest: Estimate, margin: Margin, looks: int = 1, biased: bool = False
+) -> Comparison:
+    """The candidate's added time minus the fastest's, with a t-interval at the level of one of
+    ``looks`` looks (Welch–Satterthwaite degrees of freedom over the two estimates), against the
+    margin at the candidate's whole step."""
     diff = candidate.added_s - fastest.added_s
-    se = math.hypot(candidate.added_se, fastest.added_se)
-    m = margin.at(fastest.control_step_s)
-    return Comparison(diff, diff - Z95 * se, diff + Z95 * se, m)
+    s1, s2 = candidate.added_se, fastest.added_se
+    se = math.hypot(s1, s2)
+    half = se * t_quantile(
+        welch_df([(s1**2, candidate.df), (s2**2, fastest.df)]), alpha_per_look(looks)
+    )
+    return Comparison(diff, diff - half, diff + half, margin.at(candidate.step_s), biased)
+
+
+def compare_paired(
+    paired: Estimate, margin: Margin, looks: int = 1, biased: bool = False
+) -> Comparison:
+    """A head-to-head comparison: ``paired`` is the candidate's whole step over the fastest's on
+    shared rounds, its ``control_step_s`` the fastest's step. The difference of the steps with a
+    t-interval at the level of one of ``looks`` looks, against the margin at the candidate's
+    whole step (ratio × the fastest's step)."""
+    ref = paired.control_step_s
+    low, high = paired.log_interval(alpha_per_look(looks))
+    return Comparison(
+        (paired.ratio - 1.0) * ref,
+        (_exp(low) - 1.0) * ref,
+        (_exp(high) - 1.0) * ref,
+        margin.at(paired.step_s),
+        biased,
+    )
+
+
+def aa_biased(aa: Estimate, margin: Margin) -> bool:
+    """True when an A/A cell (a twin against itself, truly 1) has its 95 % interval of the
+    added time wholly outside ±margin: the mode cannot compare at this size."""
+    low, high = aa.added_interval
+    return beyond(low, high, margin.at(aa.control_step_s))
+
+
+def beyond(low_s: float, high_s: float, margin_s: float) -> bool:
+    """Whether an interval lies wholly outside ±margin (False when it is not finite)."""
+    return bool(math.isfinite(low_s) and math.isfinite(high_s)) and (
+        low_s > margin_s or high_s < -margin_s
+    )
 
 
 def decide(outcomes: list[str]) -> str:
@@ -215,31 +454,84 @@ def decide(outcomes: list[str]) -> str:
     return UNDETERMINED
 
 
-def p_fastest(estimates: dict[str, list[Estimate]], draws: int = 4000, seed: int = 0) -> dict:
-    """{strategy: probability that its mean relative added time over the sizes is the lowest}."""
-    names = [n for n, e in estimates.items() if e and all(math.isfinite(x.log_se) for x in e)]
+def as_fast(outcome_: str) -> bool:
+    """Whether an outcome against the fastest lets a candidate be the answer: equivalent, or
+    faster (a candidate faster than the fastest at some size is not worse)."""
+    return outcome_ in (EQUIVALENT, FASTER)
+
+
+def across(outcomes) -> str:
+    """One candidate over several workloads (or any set of decided outcomes): slower in one is
+    slower; as fast (``as_fast``) in every one is equivalent; otherwise undetermined."""
+    outcomes = list(outcomes)
+    if SLOWER in outcomes:
+        return SLOWER
+    if outcomes and all(as_fast(o) for o in outcomes):
+        return EQUIVALENT
+    return UNDETERMINED
+
+
+def scores(estimates: dict[str, list[Estimate]], common: list[float] | None = None) -> dict:
+    """{strategy: the quantity the fastest is the lowest of}: with ``common`` (per size, one
+    step), the mean over sizes of its added time divided by that step (separate twins); without,
+    the mean over sizes of its log-ratio (races: every candidate's whole step over one base)."""
+    if common is None:
+        return {s: float(np.mean([e.log_ratio for e in es])) for s, es in estimates.items()}
+    return {
+        s: float(np.mean([e.added_s / c for e, c in zip(es, common)]))
+        for s, es in estimates.items()
+    }
+
+
+def fastest(estimates: dict[str, list[Estimate]], common: list[float] | None = None):
+    """The strategy of the lowest score (``scores``; ties: the first name), None without one."""
+    found = scores(estimates, common)
+    found = {s: v for s, v in found.items() if math.isfinite(v)}
+    return min(found, key=lambda s: (found[s], s)) if found else None
+
+
+def p_fastest(
+    estimates: dict[str, list[Estimate]],
+    common: list[float] | None = None,
+    draws: int = 4000,
+    seed: int = 0,
+) -> dict:
+    """{strategy: probability that its score (``scores``, the same ``common``) is the lowest},
+    drawing each size's log-ratio from its estimate (t with its degrees of freedom); NaN for
+    every strategy when one has no finite spread (no probability can be stated then)."""
+    names = sorted(estimates)
     if not names:
         return {}
+    if not all(
+        math.isfinite(e.log_se) and math.isfinite(e.log_ratio) for n in names for e in estimates[n]
+    ):
+        return dict.fromkeys(names, math.nan)
     rng = np.random.default_rng(seed)
-    scores = []
+    drawn = []
     for name in names:
-        mu = np.asarray([e.log_ratio for e in estimates[name]])
-        se = np.asarray([e.log_se for e in estimates[name]])
-        draws_ = rng.normal(mu, se, size=(draws, mu.size))
-        scores.append(np.mean(np.exp(draws_) - 1.0, axis=1))
-    best = np.argmin(np.vstack(scores), axis=0)
+        es = estimates[name]
+        mu = np.asarray([e.log_ratio for e in es])
+        se = np.asarray([e.log_se for e in es])
+        df = np.asarray([min(e.df, 1e6) for e in es])
+        logs = mu + se * rng.standard_t(df, size=(draws, mu.size))
+        if common is None:
+            drawn.append(np.mean(logs, axis=1))
+            continue
+        twin = np.asarray([e.control_step_s for e in es])
+        with np.errstate(over="ignore"):  # a t draw on 1 df can be huge: +inf ranks last
+            drawn.append(np.mean((np.exp(logs) - 1.0) * twin / np.asarray(common), axis=1))
+    best = np.argmin(np.vstack(drawn), axis=0)
     return {n: float(np.mean(best == i)) for i, n in enumerate(names)}
 
 
 def rounds_for(target_halfwidth: float, procs: tuple[Process, ...], tau2: float, n_procs: int):
     """Rounds per process that ``n_procs`` new processes need for the target half-width, from the
     spread seen so far (None when the between-process spread alone exceeds it)."""
-    sds = [robust_sd(p.logs) for p in procs if len(p.logs) >= 3]
-    sd = float(np.median(sds)) if sds else math.nan
-    if not math.isfinite(sd):
+    per_round = [p.variance * len(p.logs) for p in _usable(procs) if len(p.logs) >= 3]
+    if not per_round:
         return None
     want = (target_halfwidth / Z95) ** 2  # variance of the mean the target allows
     per_process = want * n_procs - tau2
     if per_process <= 0:
         return None
-    return math.ceil(MEDIAN_EFFICIENCY * sd**2 / per_process)
+    return math.ceil(float(np.median(per_round)) / per_process)

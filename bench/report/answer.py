@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from bench.core.cellstats import EQUIVALENT, FASTER, SLOWER, UNDETERMINED
+from bench.core.cellstats import EQUIVALENT, SLOWER, UNDETERMINED, across, as_fast
 from bench.measured.apis import PLATFORM
 from bench.measured.shapes import Shape
 from bench.report.load import RunData
@@ -73,7 +73,7 @@ def _pick(names: list[str], outcome: dict[str, str], facts: dict, mode: str, fas
     """The simplest candidate not slower than the fastest: decided when it is equivalent (or
     faster) and no simpler candidate is still undetermined; otherwise named, as undetermined."""
     order = sorted(names, key=lambda s: simplicity(facts.get(s, {}), s))
-    eq = [s for s in order if outcome.get(s) in (EQUIVALENT, FASTER)]
+    eq = [s for s in order if as_fast(outcome.get(s, ""))]
     und = [s for s in order if outcome.get(s) == UNDETERMINED]
     if not order:
         return Choice(mode, None, True, NO_CANDIDATE, eq, und, fastest=fastest)
@@ -159,7 +159,7 @@ def workload_answer(run: RunData, mode: str) -> Choice:
     choice = _pick(names, outcome, facts, mode, best)
     choice.rejected = rejected
     if choice.strategy:
-        choice.p_fastest = m.p_fastest.get(choice.strategy, math.nan)
+        choice.p_fastest = m.p_fastest_of(names).get(choice.strategy, math.nan)
         mine = m.candidates[choice.strategy]
         choice.faster = [
             s
@@ -214,13 +214,7 @@ def cross_answer(runs: dict[str, RunData], mode: str) -> tuple[Choice, dict]:
     for s, found in outcome.items():
         timed = [o for o in found.values() if o != NOT_TIMED]
         if timed:
-            decided[s] = (
-                SLOWER
-                if SLOWER in timed
-                else EQUIVALENT
-                if all(o in (EQUIVALENT, FASTER) for o in timed)
-                else UNDETERMINED
-            )
+            decided[s] = across(timed)
     choice = _pick(names, decided, facts, mode, None)
     if choice.strategy is None and names and outcome:
         choice = _least_slower(names, outcome, facts, mode)
@@ -234,7 +228,7 @@ def _least_slower(names: list[str], outcome: dict, facts: dict, mode: str) -> Ch
     def key(s):
         found = outcome.get(s, {})
         slower = sum(o == SLOWER for o in found.values())
-        good = sum(o in (EQUIVALENT, FASTER) for o in found.values())
+        good = sum(as_fast(o) for o in found.values())
         return (slower, -good, simplicity(facts.get(s, {}), s))
 
     best = min(names, key=key)

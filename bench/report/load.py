@@ -177,6 +177,7 @@ def load(run_dir: Path) -> RunData:
         list(plan.get("modes", [])),
         plan.get("batch_sizes", []),
         margin,
+        looks=p.get("stages", 0) + 1,  # the decision was looked at once per timing stage
     )
     # A strategy in a shape whose final verdict is not "works" (a timing process saw it wrong at
     # one size) is reported as incorrect at every size: none of its numbers is shown as a cost.

@@ -39,7 +39,7 @@ class Precision:
     gate_replicas: int = 2  # gate processes per compiled mode
     layout_cells: bool = True
     target: float = 0.0  # rigorous: also stop only once the interval is narrower than ±target
-    margin_rel: float = 0.05
+    margin_rel: float = 0.02  # bench.core.cellstats.Margin: of the candidate's whole step
     margin_abs_s: float = 5e-6
 
 

@@ -100,7 +100,12 @@ def later_stage(ctx: RunContext, stage: int, cells: dict[str, list[Item]]) -> bo
     rec = records.Records(ctx.run.path)
     margin = cellstats.Margin(precision.margin_rel, precision.margin_abs_s)
     found = analysis.analyse(
-        rec.timings, rec.cell_statuses, list(cells), ctx.plan.batch_sizes, margin
+        rec.timings,
+        rec.cell_statuses,
+        list(cells),
+        ctx.plan.batch_sizes,
+        margin,
+        looks=precision.stages + 1,  # every decision may be looked at once per stage
     )
     process = precision.processes + stage - 1
     jobs = []

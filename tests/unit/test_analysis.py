@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from bench.core import analysis
-from bench.core.cellstats import EQUIVALENT, FASTER, Margin, decide
+from bench.core.cellstats import EQUIVALENT, FASTER, SLOWER, UNDETERMINED, Margin, decide
 from bench.core.schema import Timing
 
 
-def timing(strategy, size, step, twin, process, seed):
+def timing(strategy, size, step, twin, process, seed, role="update"):
     rng = np.random.default_rng(seed)
     noise = rng.normal(1.0, 0.005, (2, 30))
     return Timing(
@@ -20,7 +21,7 @@ def timing(strategy, size, step, twin, process, seed):
         batch_size=size,
         process=process,
         control=f"control/{strategy}",
-        role="update",
+        role=role,
         k=10,
         step_s=(step * noise[0]).tolist(),
         control_s=(twin * noise[1]).tolist(),
@@ -42,6 +43,68 @@ def test_the_fastest_is_ranked_by_time_added_not_by_ratios_to_different_twins():
     st = m.rank(["host", "set_data"])
     assert st["host"].reference and st["host"].outcome == EQUIVALENT
     assert st["set_data"].outcome == "slower"
+
+
+def mode(cells, sizes=(10, 100), looks=1):
+    """A mode from {(strategy, size): (step, twin)} (A/A cells: strategy "aa"), 2 processes."""
+    timings = [
+        timing(s, n, step, twin, p, seed=7 * i + p, role="aa" if s == "aa" else "update")
+        for i, ((s, n), (step, twin)) in enumerate(sorted(cells.items()))
+        for p in range(2)
+    ]
+    return analysis.analyse(timings, [], ["graph"], list(sizes), Margin(), looks)["graph"]
+
+
+SAME = {("a", 10): (1e-3, 1e-3), ("a", 100): (2e-3, 2e-3)}
+SAME_B = {("b", 10): (1e-3, 1e-3), ("b", 100): (2e-3, 2e-3)}
+
+
+@pytest.mark.parametrize(
+    "aa, outcome_10, outcome_100, flagged",
+    [
+        ({}, EQUIVALENT, EQUIVALENT, []),  # no A/A cell: nothing to overrule
+        ({("aa", 10): (1e-3, 1e-3), ("aa", 100): (2e-3, 2e-3)}, EQUIVALENT, EQUIVALENT, []),
+        ({("aa", 10): (1.05e-3, 1e-3)}, UNDETERMINED, EQUIVALENT, [10]),  # +5 %: beyond 2 %
+        ({("aa", 10): (0.95e-3, 1e-3)}, UNDETERMINED, EQUIVALENT, [10]),  # −5 %
+        ({("aa", 10): (1.01e-3, 1e-3)}, EQUIVALENT, EQUIVALENT, []),  # +1 %: within the margin
+    ],
+)
+def test_an_aa_cell_biased_beyond_the_margin_makes_its_sizes_decisions_undetermined(
+    aa, outcome_10, outcome_100, flagged
+):
+    m = mode({**SAME, **SAME_B, **aa})
+    st = m.rank(["a", "b"])
+    other = "b" if st["a"].reference else "a"
+    assert st[other].comparisons[10].outcome == outcome_10
+    assert st[other].comparisons[100].outcome == outcome_100
+    assert m.aa_flagged() == flagged
+    assert st[other].outcome == (EQUIVALENT if not flagged else UNDETERMINED)
+
+
+def test_a_slower_candidate_and_p_fastest_over_the_same_candidates():
+    """c adds 10 % to its step, a nothing: c is slower at every size, with the margin at c's
+    step; P(fastest) is over the candidates asked about."""
+    m = mode({**SAME, ("c", 10): (1.1e-3, 1e-3), ("c", 100): (2.2e-3, 2e-3)})
+    assert m.fastest == "a"
+    st = m.rank(["a", "c"])
+    assert st["a"].reference and st["c"].outcome == SLOWER
+    assert st["c"].comparisons[10].margin_s == pytest.approx(0.02 * 1.1e-3, rel=0.02)
+    p = m.p_fastest_of(["a", "c"])
+    assert p["a"] > 0.99 and set(p) == {"a", "c"}
+    assert m.p_fastest_of(["c"]) == {"c": 1.0}
+
+
+def test_no_candidate_no_fastest():
+    m = mode({("a", 10): (1e-3, 1e-3)})  # timed at one size of two: not a candidate
+    assert m.candidates == {} and m.fastest is None
+    assert m.rank(["a"]) == {} and m.p_fastest == {}
+
+
+def test_the_mode_reports_its_heterogeneity():
+    m = mode({**SAME, **SAME_B})
+    assert m.heterogeneity is not None and m.heterogeneity.df == 4
+    assert m.tau2 == m.heterogeneity.tau2
+    assert 0 <= m.heterogeneity.p <= 1
 
 
 def test_faster_somewhere_and_equivalent_elsewhere_is_faster():
