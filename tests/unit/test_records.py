@@ -4,6 +4,7 @@ MindSpore)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -163,3 +164,34 @@ def test_the_reference_is_the_newest_complete_run_that_published(tmp_path):
         )
     assert paths.reference(tmp_path).name == "20260101T000000Z-aaaa"
     assert paths.reference(tmp_path / "none") is None
+
+
+@pytest.mark.parametrize(
+    "message, comparable",
+    [
+        (
+            "'NoneType' object has no attribute 'x' (<foo.Bar object at 0x7f3a2b1c9d60>)",
+            "'NoneType' object has no attribute 'x' (<foo.Bar object>)",
+        ),
+        ("tensor at 0x7fa1b2c3d4e5 freed", "tensor at 0x… freed"),
+        ("bad node id=1234 in graph", "bad node id=… in graph"),
+        ("Parameter id: 98765 not found", "Parameter id: … not found"),
+        ("cannot open /tmp/tmpab12cd34/kernel.so", "cannot open <tmp path>"),
+        ("file '/tmp/pytest-of-x/a.py', line 3", "file '<tmp path>', line 3"),
+        ("module tmpq9x8y7z6 has no attribute", "module <tmp name> has no attribute"),
+        ("shape (1, 3) vs (2, 3)", "shape (1, 3) vs (2, 3)"),  # numbers that mean something stay
+        ("index 0x1 out of range", "index 0x1 out of range"),  # a short hex literal stays
+    ],
+)
+def test_messages_are_compared_without_addresses_ids_or_temp_paths(message, comparable):
+    from bench.core.schema import comparable as strip
+
+    assert strip(message) == comparable
+
+
+def test_two_processes_whose_errors_differ_only_in_an_address_agree():
+    a = v("raises", detail="step 1 (N=8): AttributeError: <m.C object at 0x7f00aa11> has no x")
+    b = v("raises", detail="step 1 (N=8): AttributeError: <m.C object at 0x7f99bb22> has no x")
+    merged = verdicts.merge_replicas([a, replace(b, replica=1)])
+    assert merged.kind != "differs between processes"
+    assert merged.status == Status.RAISES
