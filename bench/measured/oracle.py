@@ -169,19 +169,23 @@ def run_step(step, cell, inputs: tuple):
     return cell.after_step(step(*inputs), inputs[0] if len(inputs) == 1 else inputs)
 
 
+HISTORY = 16  # how many steps back a stale read is looked for (the gate runs at most 11)
+
+
 def observe(
-    variant_class, runtime, mode, meaning: str, update=True, seed=0, diagnose=None
+    variant_class, runtime, mode, meaning: str, update=True, seed=0, diagnose=None, schedule=None
 ) -> Observation:
     """Run ``variant_class`` over the runtime's gate schedule in ``mode``; judge every step.
 
     ``update=False`` observes a no-update twin (the expected state does not change).
     ``diagnose(cell)``, when given, is called after the first size's steps; what it returns is
-    kept as the observation's ``diagnostics`` (e.g. graph breaks under bytecode capture)."""
+    kept as the observation's ``diagnostics`` (e.g. graph breaks under bytecode capture).
+    ``schedule`` ((size, steps), ...) replaces the gate's (a re-gate over the timed steps)."""
     import mindspore as ms
 
     mode.activate()
     steps, diagnostics = [], {}
-    for size, count in runtime.gate_schedule:
+    for size, count in schedule or runtime.gate_schedule:
         try:
             cell, params = runtime.build(variant_class, size)
             step = mode.prepare(cell)
@@ -200,7 +204,7 @@ def observe(
                 return Observation("raises", detail=f"{where}: {first_line(exc)}")
             earlier = {
                 j: runtime.expect(size, seed + i - 1, state, BEFORE, update).output
-                for j, state in reversed(history)
+                for j, state in reversed(history[-HISTORY:])
             }
             steps.append(judge(runtime, expected, before, out, after, size, i, earlier))
             history.append((i, before))

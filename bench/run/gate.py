@@ -61,7 +61,10 @@ def check(variant_class, runtime, mode, item, seed: int = 0, replica: int = 0):
         def diagnose(cell):
             return {"graph_breaks": graph_breaks(cell)}
 
-    found = observe(variant_class, runtime, mode, item.meaning, item.update, seed, diagnose)
+    schedule = ((item.batch_size, item.steps),) if item.steps else None
+    found = observe(
+        variant_class, runtime, mode, item.meaning, item.update, seed, diagnose, schedule
+    )
     if mode.capture_mode == "bytecode" and found.status != "raises" and replica == 0:
         found.diagnostics["fullgraph"] = fullgraph(variant_class, runtime, mode)
     return found
