@@ -90,7 +90,15 @@ class Entry:
 
     @property
     def kind(self) -> str:
-        return self.outcome.split(": ", 1)[1] if self.outcome.startswith("incorrect") else ""
+        if not self.outcome.startswith("incorrect"):
+            return ""
+        return CALLS.sub("", self.outcome.split(": ", 1)[1])
+
+    @property
+    def calls(self) -> str:
+        """ "at the first call only", "at every call", ... ("" when not known)."""
+        found = CALLS.search(self.outcome) if self.outcome.startswith("incorrect") else None
+        return found.group(1) if found else ""
 
     @property
     def eager(self) -> bool:
@@ -98,7 +106,7 @@ class Entry:
 
     @property
     def title(self) -> str:
-        what = self.kind or self.outcome
+        what = f"{self.kind} {self.calls}".strip() or self.outcome
         if self.rule:
             dim, good, bad = self.rule
             return f"{what} whenever `{dim}={bad}` instead of `{dim}={good}`"
@@ -123,15 +131,31 @@ class Entry:
         return DOCUMENTED.get(key, "not that we found")
 
 
+CALLS = re.compile(r" (at every call|at the first .*|from call .*|at calls .*)$")
+
+
+def qualified(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """The verdicts with each silent failure's outcome qualified by the calls it shows at
+    ("incorrect: stale read at the first call only"): a first call that differs from the
+    later ones is another bug than a failure at every call, so they are other entries."""
+    if "calls" not in verdicts or verdicts.empty:
+        return verdicts
+    q = verdicts.copy()
+    extra = q["calls"].fillna("").astype(str)
+    silent = q.status.eq("incorrect") & extra.ne("") & ~extra.str.contains(";")
+    q.loc[silent, "outcome"] = q.loc[silent, "outcome"] + " " + extra[silent]
+    return q
+
+
 def _failing(run: RunData) -> pd.DataFrame:
-    v = run.verdicts
+    v = qualified(run.verdicts)
     return v[v.status.isin(SILENT_OR_ERROR) & (v.strategy != "control")]
 
 
 def rules(run: RunData) -> list[tuple]:
     """(mode, dim, works value, fails value, outcome, strategies): one-dimension changes that
     flip every minimal pair that has them, for two or more strategies."""
-    pairs = minimal_pairs(run.verdicts)
+    pairs = minimal_pairs(qualified(run.verdicts))
     if pairs.empty:
         return []
     pairs = pairs[(pairs.pairs == pairs["of"]) & (pairs.works_outcome == "works")]
@@ -145,7 +169,7 @@ def rules(run: RunData) -> list[tuple]:
 def entries(run: RunData) -> list[Entry]:
     """Every divergence of one run, rules first, biggest first."""
     fail = _failing(run)
-    pairs = minimal_pairs(run.verdicts)
+    pairs = minimal_pairs(qualified(run.verdicts))
     version = run.environment.get("mindspore") or run.plan.get("mindspore", "?")
     explained: set[tuple] = set()
     merged: dict[tuple, list[str]] = defaultdict(list)

@@ -20,9 +20,11 @@ from bench.core import analysis, cellstats, verdicts
 from bench.core.records import Records
 from bench.core.schema import Manifest, signature
 from bench.measured import workloads
+from bench.measured.oracle import calls
 
 VERDICT_COLUMNS = (
-    "workload strategy shape mode status label kind kinds outcome detail layout meaning intended "
+    "workload strategy shape mode status label kind kinds outcome calls detail layout meaning "
+    "intended "
     "gate_processes timed_cells timed_wrong graph_breaks fullgraph dims"
 ).split()
 CELL_COLUMNS = (
@@ -98,6 +100,7 @@ def _verdict_frame(final) -> pd.DataFrame:
                 "kind": v.kind,
                 "kinds": ", ".join(v.kinds),
                 "outcome": signature(v.status, v.kind, v.detail),
+                "calls": calls(v.steps, v.kind, v.meaning) if v.kind else "",
                 "detail": v.detail,
                 "layout": v.layout,
                 "meaning": v.meaning,

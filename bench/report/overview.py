@@ -268,6 +268,14 @@ def _entry(run: RunData, e: findings.Entry, links: dict, w: str) -> list[str]:
         + ("an eager mode: " if e.eager else "")
         + where,
         f"- **strategies**: {', '.join(f'`{s}`' for s in e.strategies)}",
+        *(
+            [
+                f"- **when**: {e.kind} {e.calls} of each instance (later calls "
+                + ("are right)" if e.calls.endswith("only") else "too)")
+            ]
+            if e.calls and e.calls != "at every call"
+            else []
+        ),
         f"- **expected** (the code's meaning): {expected} — **observed** in "
         f"`{ex.get('strategy')}` `{ex.get('shape')}` {label(ex.get('mode'))}: "
         f"{fmt.cell(ex.get('detail', ''))[:400]}",

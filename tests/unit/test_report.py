@@ -212,3 +212,37 @@ def test_the_releases_page_names_each_column_and_renders(tmp_path, monkeypatch):
     assert "Releases measured: 2.9.0, 2.10.0" in page and "reference run" not in page
     provenance = tables(page)[-1]
     assert [row[0] for row in provenance[1:]] == ["2.9.0", "2.10.0"]
+
+
+def test_a_first_call_failure_is_another_entry_than_one_at_every_call():
+    import pandas as pd
+
+    from bench.report import findings
+
+    frame = pd.DataFrame(
+        {
+            "status": ["incorrect", "incorrect", "incorrect", "works", "raises"],
+            "outcome": ["incorrect: stale read"] * 3 + ["works", "raises: RuntimeError: x"],
+            "calls": ["at the first call only", "at every call", "", "", ""],
+        }
+    )
+    assert list(findings.qualified(frame).outcome) == [
+        "incorrect: stale read at the first call only",
+        "incorrect: stale read at every call",
+        "incorrect: stale read",
+        "works",
+        "raises: RuntimeError: x",
+    ]
+    e = findings.Entry(
+        "clip",
+        "incorrect: stale read at the first call only",
+        ["index_add"],
+        ["graph"],
+        {"graph": ["depend-view-before-arg"]},
+        rule=("read", "alias", "view"),
+    )
+    assert (e.kind, e.calls) == ("stale read", "at the first call only")
+    assert (
+        e.title == "stale read at the first call only whenever `read=view` instead of `read=alias`"
+    )
+    assert e.documented.startswith("partly")  # the kind's documentation, qualifier or not
