@@ -131,7 +131,10 @@ class Entry:
         return DOCUMENTED.get(key, "not that we found")
 
 
-CALLS = re.compile(r" (at every call|at the first .*|from call .*|at calls .*)$")
+SECOND_ONLY = "in a second instance only"  # bench.run.gate.SECOND_ONLY
+CALLS = re.compile(
+    r" (at every call|at the first .*|from call .*|at calls .*|in a second instance only)$"
+)
 
 
 def qualified(verdicts: pd.DataFrame) -> pd.DataFrame:

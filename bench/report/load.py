@@ -21,6 +21,7 @@ from bench.core.records import Records
 from bench.core.schema import Manifest, signature
 from bench.measured import workloads
 from bench.measured.oracle import calls
+from bench.run.gate import SECOND_ONLY
 
 VERDICT_COLUMNS = (
     "workload strategy shape mode status label kind kinds outcome calls detail layout meaning "
@@ -100,7 +101,13 @@ def _verdict_frame(final) -> pd.DataFrame:
                 "kind": v.kind,
                 "kinds": ", ".join(v.kinds),
                 "outcome": signature(v.status, v.kind, v.detail),
-                "calls": calls(v.steps, v.kind, v.meaning) if v.kind else "",
+                "calls": (
+                    SECOND_ONLY
+                    if v.detail.startswith(SECOND_ONLY)
+                    else calls(v.steps, v.kind, v.meaning)
+                    if v.kind
+                    else ""
+                ),
                 "detail": v.detail,
                 "layout": v.layout,
                 "meaning": v.meaning,

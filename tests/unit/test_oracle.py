@@ -164,3 +164,38 @@ def test_the_calls_of_each_instance_are_counted_apart():
         {"size": 64, "step": 2, "output": "ok", "state": {}},
     ]
     assert calls(two, "stale read", "after") == "at the first call only"
+
+
+@pytest.mark.parametrize(
+    "first, second, record, only",
+    [
+        (("works",), ("works",), "works", False),
+        (
+            ("works",),
+            ("incorrect", "write dropped", "write dropped at step 1"),
+            "write dropped: write dropped at step 1",
+            True,
+        ),
+        (
+            ("works",),
+            ("raises", "", "step 1: RuntimeError: x"),
+            "raises: step 1: RuntimeError: x",
+            True,
+        ),
+        (
+            ("incorrect", "stale read", "d"),
+            None,
+            "not checked (the first instance does not work)",
+            False,
+        ),
+    ],
+)
+def test_what_a_second_instance_records(first, second, record, only):
+    from bench.measured.oracle import Observation
+    from bench.run.gate import second_instance
+
+    def obs(status, kind="", detail=""):
+        return Observation(status, kind, [kind] if kind else [], detail)
+
+    got = second_instance(obs(*first), obs(*second) if second else None)
+    assert got == (record, only)
