@@ -27,25 +27,40 @@ from bench.report.pairs import minimal_pairs
 
 SILENT_OR_ERROR = ("incorrect", "raises", "crashed", "timeout")
 STATIC = "https://www.mindspore.cn/tutorials/en/r2.10.0/compile/static_graph.html"
-# What the documentation says of a kind of divergence in a family of modes (facts about pages).
+# What a mode's own documentation says of a kind of divergence (facts about pages), per mode: a
+# mode with no entry is "not found" (another mode's page is not cited for it).
+VIEW_DOC = (
+    "partly: the static-graph tutorial documents view operations in graph mode for Ascend "
+    "only, and the view guide says `reshape` may copy; nothing says a CPU view keeps the "
+    f"old value ([static graph: view and in-place operations]({STATIC}#view-and-in-place-"
+    "operations))"
+)
+SET_DATA_DOC = (
+    "yes, as an error message: `set_data` is not supported in `construct` or `@jit` (the "
+    "message names the static-graph syntax page); see the original report, "
+    "[mindspore#327](https://github.com/mindspore-ai/mindspore/issues/327)"
+)
 DOCUMENTED = {
-    ("stale read", "compiled"): (
-        "partly: the static-graph tutorial documents view operations in graph mode for Ascend "
-        "only, and the view guide says `reshape` may copy; nothing says a CPU view keeps the "
-        f"old value ([static graph: view and in-place operations]({STATIC}#view-and-in-place-"
-        "operations))"
-    ),
-    ("write dropped", "compiled"): (
+    ("stale read", "graph"): VIEW_DOC,
+    ("stale read", "jit_ast"): VIEW_DOC,
+    ("write dropped", "jit_bytecode"): (
         "no: bytecode capture is documented to run what it cannot capture eagerly (a graph "
         "break), not to drop a write "
         f"([static graph: bytecode]({STATIC}#syntax-based-on-bytecode-graph-construction))"
     ),
-    ("raises", "compiled"): (
-        "yes, as an error message: `set_data` is not supported in `construct` or `@jit` (the "
-        "message names the static-graph syntax page); see the original report, "
-        "[mindspore#327](https://github.com/mindspore-ai/mindspore/issues/327)"
-    ),
+    ("raises", "graph"): SET_DATA_DOC,
+    ("raises", "jit_ast"): SET_DATA_DOC,
+    ("raises", "jit_bytecode"): SET_DATA_DOC,
 }
+NOT_FOUND = "not found (no page of this mode's documentation that we found covers it)"
+
+
+def documented(kind: str, mode: str, shapes: list[str]) -> str:
+    """What ``mode``'s own documentation says of ``kind`` for these failing shapes; the view
+    pages only for a read through a view."""
+    if kind == "stale read" and not any("view" in s.split("-") for s in shapes):
+        return NOT_FOUND
+    return DOCUMENTED.get((kind, mode), NOT_FOUND)
 
 
 def family(mode: str) -> str:
@@ -125,10 +140,14 @@ class Entry:
 
     @property
     def documented(self) -> str:
-        key = (self.kind or self.outcome.split(":")[0], family(self.modes[0]))
+        """Per mode, what that mode's own pages say ("not found" rather than another's)."""
         if self.eager:
             return "no: PYNATIVE itself departs from eager semantics here (an eager-mode bug)"
-        return DOCUMENTED.get(key, "not that we found")
+        kind = self.kind or self.outcome.split(":")[0]
+        said = {m: documented(kind, m, self.shapes.get(m, [])) for m in self.modes}
+        if len(set(said.values())) == 1:
+            return next(iter(said.values()))
+        return "; ".join(f"{m}: {text}" for m, text in said.items())
 
 
 SECOND_ONLY = "in a second instance only"  # bench.run.gate.SECOND_ONLY
@@ -245,3 +264,128 @@ def _entry(run, hit, outcome, modes, pairs, rule, version) -> Entry:
         breaks,
         version,
     )
+
+
+# -- entries as issues ------------------------------------------------------------------------
+def _steps_table(steps: list, symbol: str) -> list[str]:
+    rows = ["| step | expected (the code's meaning) vs observed |", "|---|---|"]
+    for s in steps or []:
+        note = (s.get("note") or "as the code means").replace("|", "\\|")
+        rows.append(f"| {s.get('step')} ({symbol}={s.get('size')}) | {note} |")
+    return rows if len(rows) > 2 else ["(no per-step record: the cell did not run a step)"]
+
+
+def issue(run: RunData, e: Entry, script: str | None) -> str:
+    """One entry as a Markdown issue body for MindSpore's tracker."""
+    env = run.environment or {}
+    ex = e.example
+    modes = ", ".join(MODES[m].label if m in MODES else m for m in e.modes)
+    out = [
+        f"# [CPU] {e.title} ({modes})",
+        "",
+        "## Environment",
+        "",
+        f"- MindSpore {e.mindspore or env.get('mindspore', '?')} (CPU)",
+        f"- OS: {env.get('platform', '?')}",
+        f"- Python: {env.get('python', '?')}",
+        f"- CPU: {env.get('cpu', env.get('machine', '?'))} ({env.get('cpu_count', '?')} cores)",
+        "",
+        "## What happens",
+        "",
+        f"`{ex.get('strategy')}` in the shape `{ex.get('shape')}` under "
+        f"{MODES[ex['mode']].label if ex.get('mode') in MODES else ex.get('mode')}: "
+        f"{ex.get('outcome', e.outcome)}" + (f" ({e.calls})" if e.calls else "") + ".",
+        "",
+        *_steps_table(ex.get("steps") or [], run.work.size_symbol),
+        "",
+    ]
+    if e.pair:
+        s, mode, good, bad = e.pair
+        label = MODES[mode].label if mode in MODES else mode
+        out += [
+            "## Minimal pair",
+            "",
+            f"Under {label}, `{s}`: the shape `{good}` works, `{bad}` does not "
+            "(one dimension of the code changed).",
+            "",
+        ]
+    out += ["## Documentation", "", e.documented, "", "## Reproduce", ""]
+    if script:
+        suite = re.search(r"^from (\w+_suite) import", script, re.M)
+        if suite:  # a bundled script (bytecode capture keeps module boundaries)
+            out += [
+                f"Needs `{suite.group(1)}.py` next to it (`nox -s repro` writes both): under "
+                "bytecode capture the module a class is defined in changes what is captured.",
+                "",
+            ]
+        out += ["```python", script.rstrip(), "```", ""]
+    else:
+        out += ["No standalone script for this cell (it varies between processes or hangs).", ""]
+    return "\n".join(out)
+
+
+def export(runs: dict[str, RunData], out_dir) -> list:
+    """Write one Markdown issue per entry of every run into ``out_dir``; the paths written."""
+    import tempfile
+    from pathlib import Path
+
+    from bench.core.io import write_text_atomic
+    from bench.report import repro
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for run in runs.values():
+        for e in entries(run):
+            ex = e.example
+            with tempfile.TemporaryDirectory() as tmp:
+                links = repro.write(run, [ex], Path(tmp) / "repros")
+                key = (ex.get("strategy"), ex.get("shape"), ex.get("mode"))
+                script = None
+                if key in links:
+                    script = (Path(tmp) / links[key]).read_text()
+            path = out_dir / f"{e.slug}.md"
+            write_text_atomic(path, issue(run, e, script))
+            written.append(path)
+    return written
+
+
+def main(argv=None) -> int:
+    """``python -m bench.report.findings --export DIR [--run RUN_DIR ...]``."""
+    import argparse
+    import sys
+    from pathlib import Path
+
+    from bench.core import paths
+    from bench.measured import workloads
+    from bench.report import load
+
+    parser = argparse.ArgumentParser(prog="python -m bench.report.findings")
+    parser.add_argument("--export", required=True, metavar="DIR", help="write one .md per entry")
+    parser.add_argument(
+        "--run", action="append", default=[], help="a run folder (default: every reference run)"
+    )
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    folders = [Path(r) for r in args.run]
+    if not folders:
+        for w in workloads.WORKLOADS:
+            ref = paths.reference(paths.raw_dir(paths.results_dir(w)))
+            if ref is not None:
+                folders.append(ref)
+    if not folders:
+        print("findings: no run to export (no reference run, no --run)", file=sys.stderr)
+        return 2
+    runs = {}
+    for folder in folders:
+        if not folder.is_dir():
+            print(f"findings: {folder}: not a run folder", file=sys.stderr)
+            return 2
+        run = load.load(folder)
+        runs[f"{run.workload}:{folder.name}"] = run
+    written = export(runs, args.export)
+    print(f"findings: wrote {len(written)} issue(s) into {args.export}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -26,7 +26,7 @@ from bench.run.gate import SECOND_ONLY
 VERDICT_COLUMNS = (
     "workload strategy shape mode status label kind kinds outcome calls detail layout meaning "
     "intended "
-    "gate_processes timed_cells timed_wrong graph_breaks fullgraph dims"
+    "gate_processes timed_cells timed_wrong graph_breaks fullgraph dims steps"
 ).split()
 CELL_COLUMNS = (
     "workload strategy shape mode size role control status processes rounds step_s "
@@ -118,6 +118,7 @@ def _verdict_frame(final) -> pd.DataFrame:
                 "graph_breaks": sum(breaks.values()) if isinstance(breaks, dict) else np.nan,
                 "fullgraph": v.diagnostics.get("fullgraph", ""),
                 "dims": v.dims,
+                "steps": v.steps,
             }
         )
     return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
