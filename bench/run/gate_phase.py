@@ -1,7 +1,9 @@
 """Phase 1, the gate: every variant and twin in every mode, compiled modes in two fresh processes.
 
-Many variants share one worker process, each run in a forked child (``bench.run.forked``), so a
-crash costs only its own variant. A compiled mode is gated by ``gate_replicas`` separate worker
+Many variants share one worker process, each run alone in a fresh forked child of it
+(``bench.run.forked``), so neither a crash nor what another cell left behind reaches a variant.
+After the timing phase, ``regate_alone`` re-gates alone every cell found wrong only while timed.
+A compiled mode is gated by ``gate_replicas`` separate worker
 processes (fresh interpreters, fresh hash seeds): one process cannot certify a cell whose capture
 differs from process to process (``bench.core.verdicts``). Each worker appends its verdicts to its
 own line file as they finish, so ``--resume`` gates only what is missing.
