@@ -25,7 +25,7 @@ from bench.run import gate, gate_cache, progress
 from bench.run.context import RunContext, mindspore_version
 from bench.run.plan import Item, Job
 
-GATE_TIMEOUT = 30.0  # a gate item (a few small steps) that takes longer is stopped as hung
+GATE_TIMEOUT = 60.0  # a gate item (two instances, a few small steps each) taking longer is hung
 GATE_SPLIT = 40  # a mode with more variants is gated by gate_jobs processes in parallel
 REGATE_STEPS = 512  # a re-gate alone runs this many steps when the timed count is not known
 REGATE_TIMEOUT = 300.0
