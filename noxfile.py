@@ -65,6 +65,13 @@ def repro(session: nox.Session) -> None:
 
 
 @nox.session
+def findings(session: nox.Session) -> None:
+    """Write every finding as a MindSpore issue: `nox -s findings -- --export DIR [--run RUN]`."""
+    _install(session, "measure", "report")
+    session.run("python", "-m", "bench.report.findings", *session.posargs)
+
+
+@nox.session
 def compare(session: nox.Session) -> None:
     """Compare two runs cell by cell: `nox -s compare -- RUN_A RUN_B [--only-changed]`."""
     _install(session, "report")

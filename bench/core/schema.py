@@ -17,6 +17,7 @@ worker to the runner is a JSON line too (:func:`event_line`).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 
@@ -113,6 +114,23 @@ KIND_MEANINGS = {
 KINDS = tuple(Kind)  # in this order: the first kind a cell shows is its kind
 
 
+_VOLATILE = (  # what differs between two processes raising the same error (issue 29)
+    (re.compile(r"<([\w.]+(?: [\w.]+)*) object at 0x[0-9a-fA-F]+>"), r"<\1 object>"),
+    (re.compile(r"\b0x[0-9a-fA-F]{4,}\b"), "0x…"),
+    (re.compile(r"\b(id|pid|tid|thread|handle)([=: ]+)\d+", re.I), r"\1\2…"),
+    (re.compile(r"(?:/tmp|/var/tmp|/var/folders|/dev/shm)/[^\s'\":,)\]]*"), "<tmp path>"),
+    (re.compile(r"\b(tmp|temp)[\w-]*[0-9a-z_]{6,}\b", re.I), "<tmp name>"),
+)
+
+
+def comparable(message: str) -> str:
+    """``message`` without what changes from process to process for the same error: object
+    addresses (``0x7f...``, ``<X object at 0x...>``), ids (``id=1234``), temporary paths."""
+    for pattern, repl in _VOLATILE:
+        message = pattern.sub(repl, message)
+    return message
+
+
 def signature(status: str, kind: str = "", detail: str = "") -> str:
     """What a verdict is, in one comparable string: ``works``, ``incorrect: <kind>``,
     ``raises: <exception type>: <first words of its message>`` or the bare status."""
@@ -122,7 +140,7 @@ def signature(status: str, kind: str = "", detail: str = "") -> str:
     if status == "raises":
         text = detail.split(": ", 1)[1] if detail.startswith(("step ", "building")) else detail
         exc, _, message = text.partition(": ")
-        words = " ".join(message.split()[:8])
+        words = " ".join(comparable(message).split()[:8])
         return f"raises: {exc}: {words}" if words else f"raises: {exc}"
     return status
 

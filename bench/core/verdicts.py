@@ -7,8 +7,9 @@ state after its hundreds of timed steps. One process cannot certify a nondetermi
 - processes that disagree make the cell silently wrong of the kind ``differs between processes``,
   with the count of each outcome;
 - a cell that passed the gate but whose state was wrong after its timed steps in some timing
-  process is silently wrong too (``differs between processes``: the gate's processes saw it
-  work), with ``evidence.timed`` = how many timing processes saw it wrong.
+  process is silently wrong too, with ``evidence.timed`` = how many timing processes saw it
+  wrong; its kind comes from a re-gate alone (``timed_outcome``): the kind it shows alone, or
+  ``differs between processes`` when it is right alone (or was not re-gated).
 """
 
 from __future__ import annotations
@@ -65,11 +66,39 @@ def timed_outcomes(cells: list[dict]) -> dict[tuple[str, str, str], list[dict]]:
     return out
 
 
+ALONE = 1000  # the replica number of a re-gate alone (a fresh child, the timed step count)
+
+
+def timed_outcome(gate: str, timed_cells: int, timed_wrong: int, alone: str | None) -> tuple:
+    """(status, kind, why) of a cell the gate saw work (``gate`` == "works") but whose state was
+    wrong after the timed steps in ``timed_wrong`` of ``timed_cells`` timing processes, given
+    ``alone``: the signature of the cell re-gated alone in a fresh child over as many steps as
+    it was timed (None: not re-gated). Wrong alone is the cell's own failure, with the kind it
+    shows alone (e.g. a lazy update that stops after 45 calls: a write dropped, every time);
+    right alone is "differs between processes" (it depends on what ran before it); not re-gated
+    stays "differs between processes", said so. ``(None, None, "")``: nothing to change."""
+    if gate != "works" or not timed_wrong:
+        return None, None, ""
+    if alone is None:
+        return Status.INCORRECT, str(Kind.DIFFERS), "not re-gated alone"
+    if alone == "works":
+        return Status.INCORRECT, str(Kind.DIFFERS), "right when re-gated alone"
+    status, _, rest = alone.partition(": ")
+    if status == "incorrect":
+        return Status.INCORRECT, rest, "wrong when re-gated alone"
+    return Status(status), "", "re-gated alone it " + alone
+
+
 def final(verdicts: list[Verdict], cells: list[dict]) -> list[Verdict]:
-    """One verdict per strategy × shape × mode, from every gate and timing process."""
+    """One verdict per strategy × shape × mode, from every gate and timing process (a verdict
+    with ``replica`` == ``ALONE`` is a re-gate alone of a cell found wrong while timed)."""
     groups: dict[tuple, list[Verdict]] = defaultdict(list)
+    alone: dict[tuple, Verdict] = {}
     for v in verdicts:
-        groups[v.key].append(v)
+        if v.replica == ALONE:
+            alone[v.key] = v
+        else:
+            groups[v.key].append(v)
     timed = timed_outcomes(cells)
     out = []
     for key, group in sorted(groups.items()):
@@ -88,18 +117,34 @@ def final(verdicts: list[Verdict], cells: list[dict]) -> list[Verdict]:
                     },
                 },
             )
-        if wrong and v.status == Status.WORKS:
+        solo = alone.get(key)
+        status, kind, why = timed_outcome(
+            _sig(v), len(runs), len(wrong), _sig(solo) if solo else None
+        )
+        if status is not None:
             sizes = ", ".join(str(n) for n in sorted({c["size"] for c in wrong}))
-            v = replace(
-                v,
-                status=Status.INCORRECT,
-                kind=str(Kind.DIFFERS),
-                kinds=[str(Kind.DIFFERS)],
-                detail=(
-                    f"worked in every gate process; the state was wrong after the timed steps "
-                    f"in {len(wrong)} of {len(runs)} timed cells (sizes {sizes}): "
-                    f"{wrong[0].get('detail', '')}"
-                ),
+            timed_note = (
+                f"the state was wrong after the timed steps in {len(wrong)} of {len(runs)} "
+                f"timed cells (sizes {sizes}): {wrong[0].get('detail', '')}"
             )
+            if solo is not None and kind != str(Kind.DIFFERS):
+                v = replace(
+                    solo,
+                    status=status,
+                    kind=kind,
+                    kinds=list(solo.kinds) or ([kind] if kind else []),
+                    detail=f"worked in every gate process; {timed_note}; {why}: {solo.detail}",
+                    replica=-1,
+                    evidence={**v.evidence, "alone": _sig(solo)},
+                )
+            else:
+                v = replace(
+                    v,
+                    status=status,
+                    kind=kind,
+                    kinds=[kind],
+                    detail=f"worked in every gate process; {timed_note} ({why})",
+                    evidence={**v.evidence, **({"alone": _sig(solo)} if solo else {})},
+                )
         out.append(v)
     return out

@@ -157,6 +157,35 @@ def verdict(steps: list[Step], meaning: str, symbol: str) -> Observation:
     )
 
 
+def _span(hits: list[int], total: int) -> str:
+    """Where in one instance's ``total`` calls (numbered from 1) the ``hits`` are, in words."""
+    if hits == list(range(1, total + 1)):
+        return "at every call"
+    if hits == [1]:
+        return "at the first call only"
+    if hits == list(range(hits[0], total + 1)):
+        return f"from call {hits[0]} on"
+    if hits == list(range(1, hits[-1] + 1)):
+        return f"at the first {hits[-1]} calls only"
+    return f"at calls {', '.join(map(str, hits))} of {total}"
+
+
+def calls(steps: list[dict], kind: str, meaning: str) -> str:
+    """At which calls of an instance ``kind`` shows, from a verdict's per-step record: "at
+    every call", "at the first call only", "from call 3 on", ... ("" when it never shows).
+    A first call that differs from the later ones is another bug than one at every call."""
+    by_size: dict[int, list[Step]] = {}
+    for s in steps:
+        step = Step(**s) if isinstance(s, dict) else s
+        by_size.setdefault(step.size, []).append(step)
+    spans = []
+    for group in by_size.values():
+        hits = [s.step for s in group if kind in [str(k) for k in s.kinds(meaning)]]
+        if hits:
+            spans.append(_span(hits, max(s.step for s in group)))
+    return "; ".join(dict.fromkeys(spans))
+
+
 def first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     line = text.splitlines()[0] if text else ""
@@ -169,19 +198,23 @@ def run_step(step, cell, inputs: tuple):
     return cell.after_step(step(*inputs), inputs[0] if len(inputs) == 1 else inputs)
 
 
+HISTORY = 16  # how many steps back a stale read is looked for (the gate runs at most 11)
+
+
 def observe(
-    variant_class, runtime, mode, meaning: str, update=True, seed=0, diagnose=None
+    variant_class, runtime, mode, meaning: str, update=True, seed=0, diagnose=None, schedule=None
 ) -> Observation:
     """Run ``variant_class`` over the runtime's gate schedule in ``mode``; judge every step.
 
     ``update=False`` observes a no-update twin (the expected state does not change).
     ``diagnose(cell)``, when given, is called after the first size's steps; what it returns is
-    kept as the observation's ``diagnostics`` (e.g. graph breaks under bytecode capture)."""
+    kept as the observation's ``diagnostics`` (e.g. graph breaks under bytecode capture).
+    ``schedule`` ((size, steps), ...) replaces the gate's (a re-gate over the timed steps)."""
     import mindspore as ms
 
     mode.activate()
     steps, diagnostics = [], {}
-    for size, count in runtime.gate_schedule:
+    for size, count in schedule or runtime.gate_schedule:
         try:
             cell, params = runtime.build(variant_class, size)
             step = mode.prepare(cell)
@@ -200,7 +233,7 @@ def observe(
                 return Observation("raises", detail=f"{where}: {first_line(exc)}")
             earlier = {
                 j: runtime.expect(size, seed + i - 1, state, BEFORE, update).output
-                for j, state in reversed(history)
+                for j, state in reversed(history[-HISTORY:])
             }
             steps.append(judge(runtime, expected, before, out, after, size, i, earlier))
             history.append((i, before))

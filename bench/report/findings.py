@@ -27,25 +27,40 @@ from bench.report.pairs import minimal_pairs
 
 SILENT_OR_ERROR = ("incorrect", "raises", "crashed", "timeout")
 STATIC = "https://www.mindspore.cn/tutorials/en/r2.10.0/compile/static_graph.html"
-# What the documentation says of a kind of divergence in a family of modes (facts about pages).
+# What a mode's own documentation says of a kind of divergence (facts about pages), per mode: a
+# mode with no entry is "not found" (another mode's page is not cited for it).
+VIEW_DOC = (
+    "partly: the static-graph tutorial documents view operations in graph mode for Ascend "
+    "only, and the view guide says `reshape` may copy; nothing says a CPU view keeps the "
+    f"old value ([static graph: view and in-place operations]({STATIC}#view-and-in-place-"
+    "operations))"
+)
+SET_DATA_DOC = (
+    "yes, as an error message: `set_data` is not supported in `construct` or `@jit` (the "
+    "message names the static-graph syntax page); see the original report, "
+    "[mindspore#327](https://github.com/mindspore-ai/mindspore/issues/327)"
+)
 DOCUMENTED = {
-    ("stale read", "compiled"): (
-        "partly: the static-graph tutorial documents view operations in graph mode for Ascend "
-        "only, and the view guide says `reshape` may copy; nothing says a CPU view keeps the "
-        f"old value ([static graph: view and in-place operations]({STATIC}#view-and-in-place-"
-        "operations))"
-    ),
-    ("write dropped", "compiled"): (
+    ("stale read", "graph"): VIEW_DOC,
+    ("stale read", "jit_ast"): VIEW_DOC,
+    ("write dropped", "jit_bytecode"): (
         "no: bytecode capture is documented to run what it cannot capture eagerly (a graph "
         "break), not to drop a write "
         f"([static graph: bytecode]({STATIC}#syntax-based-on-bytecode-graph-construction))"
     ),
-    ("raises", "compiled"): (
-        "yes, as an error message: `set_data` is not supported in `construct` or `@jit` (the "
-        "message names the static-graph syntax page); see the original report, "
-        "[mindspore#327](https://github.com/mindspore-ai/mindspore/issues/327)"
-    ),
+    ("raises", "graph"): SET_DATA_DOC,
+    ("raises", "jit_ast"): SET_DATA_DOC,
+    ("raises", "jit_bytecode"): SET_DATA_DOC,
 }
+NOT_FOUND = "not found (no page of this mode's documentation that we found covers it)"
+
+
+def documented(kind: str, mode: str, shapes: list[str]) -> str:
+    """What ``mode``'s own documentation says of ``kind`` for these failing shapes; the view
+    pages only for a read through a view."""
+    if kind == "stale read" and not any("view" in s.split("-") for s in shapes):
+        return NOT_FOUND
+    return DOCUMENTED.get((kind, mode), NOT_FOUND)
 
 
 def family(mode: str) -> str:
@@ -90,7 +105,15 @@ class Entry:
 
     @property
     def kind(self) -> str:
-        return self.outcome.split(": ", 1)[1] if self.outcome.startswith("incorrect") else ""
+        if not self.outcome.startswith("incorrect"):
+            return ""
+        return CALLS.sub("", self.outcome.split(": ", 1)[1])
+
+    @property
+    def calls(self) -> str:
+        """ "at the first call only", "at every call", ... ("" when not known)."""
+        found = CALLS.search(self.outcome) if self.outcome.startswith("incorrect") else None
+        return found.group(1) if found else ""
 
     @property
     def eager(self) -> bool:
@@ -98,7 +121,7 @@ class Entry:
 
     @property
     def title(self) -> str:
-        what = self.kind or self.outcome
+        what = f"{self.kind} {self.calls}".strip() or self.outcome
         if self.rule:
             dim, good, bad = self.rule
             return f"{what} whenever `{dim}={bad}` instead of `{dim}={good}`"
@@ -117,21 +140,44 @@ class Entry:
 
     @property
     def documented(self) -> str:
-        key = (self.kind or self.outcome.split(":")[0], family(self.modes[0]))
+        """Per mode, what that mode's own pages say ("not found" rather than another's)."""
         if self.eager:
             return "no: PYNATIVE itself departs from eager semantics here (an eager-mode bug)"
-        return DOCUMENTED.get(key, "not that we found")
+        kind = self.kind or self.outcome.split(":")[0]
+        said = {m: documented(kind, m, self.shapes.get(m, [])) for m in self.modes}
+        if len(set(said.values())) == 1:
+            return next(iter(said.values()))
+        return "; ".join(f"{m}: {text}" for m, text in said.items())
+
+
+SECOND_ONLY = "in a second instance only"  # bench.run.gate.SECOND_ONLY
+CALLS = re.compile(
+    r" (at every call|at the first .*|from call .*|at calls .*|in a second instance only)$"
+)
+
+
+def qualified(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """The verdicts with each silent failure's outcome qualified by the calls it shows at
+    ("incorrect: stale read at the first call only"): a first call that differs from the
+    later ones is another bug than a failure at every call, so they are other entries."""
+    if "calls" not in verdicts or verdicts.empty:
+        return verdicts
+    q = verdicts.copy()
+    extra = q["calls"].fillna("").astype(str)
+    silent = q.status.eq("incorrect") & extra.ne("") & ~extra.str.contains(";")
+    q.loc[silent, "outcome"] = q.loc[silent, "outcome"] + " " + extra[silent]
+    return q
 
 
 def _failing(run: RunData) -> pd.DataFrame:
-    v = run.verdicts
+    v = qualified(run.verdicts)
     return v[v.status.isin(SILENT_OR_ERROR) & (v.strategy != "control")]
 
 
 def rules(run: RunData) -> list[tuple]:
     """(mode, dim, works value, fails value, outcome, strategies): one-dimension changes that
     flip every minimal pair that has them, for two or more strategies."""
-    pairs = minimal_pairs(run.verdicts)
+    pairs = minimal_pairs(qualified(run.verdicts))
     if pairs.empty:
         return []
     pairs = pairs[(pairs.pairs == pairs["of"]) & (pairs.works_outcome == "works")]
@@ -145,7 +191,7 @@ def rules(run: RunData) -> list[tuple]:
 def entries(run: RunData) -> list[Entry]:
     """Every divergence of one run, rules first, biggest first."""
     fail = _failing(run)
-    pairs = minimal_pairs(run.verdicts)
+    pairs = minimal_pairs(qualified(run.verdicts))
     version = run.environment.get("mindspore") or run.plan.get("mindspore", "?")
     explained: set[tuple] = set()
     merged: dict[tuple, list[str]] = defaultdict(list)
@@ -218,3 +264,128 @@ def _entry(run, hit, outcome, modes, pairs, rule, version) -> Entry:
         breaks,
         version,
     )
+
+
+# -- entries as issues ------------------------------------------------------------------------
+def _steps_table(steps: list, symbol: str) -> list[str]:
+    rows = ["| step | expected (the code's meaning) vs observed |", "|---|---|"]
+    for s in steps or []:
+        note = (s.get("note") or "as the code means").replace("|", "\\|")
+        rows.append(f"| {s.get('step')} ({symbol}={s.get('size')}) | {note} |")
+    return rows if len(rows) > 2 else ["(no per-step record: the cell did not run a step)"]
+
+
+def issue(run: RunData, e: Entry, script: str | None) -> str:
+    """One entry as a Markdown issue body for MindSpore's tracker."""
+    env = run.environment or {}
+    ex = e.example
+    modes = ", ".join(MODES[m].label if m in MODES else m for m in e.modes)
+    out = [
+        f"# [CPU] {e.title} ({modes})",
+        "",
+        "## Environment",
+        "",
+        f"- MindSpore {e.mindspore or env.get('mindspore', '?')} (CPU)",
+        f"- OS: {env.get('platform', '?')}",
+        f"- Python: {env.get('python', '?')}",
+        f"- CPU: {env.get('cpu', env.get('machine', '?'))} ({env.get('cpu_count', '?')} cores)",
+        "",
+        "## What happens",
+        "",
+        f"`{ex.get('strategy')}` in the shape `{ex.get('shape')}` under "
+        f"{MODES[ex['mode']].label if ex.get('mode') in MODES else ex.get('mode')}: "
+        f"{ex.get('outcome', e.outcome)}" + (f" ({e.calls})" if e.calls else "") + ".",
+        "",
+        *_steps_table(ex.get("steps") or [], run.work.size_symbol),
+        "",
+    ]
+    if e.pair:
+        s, mode, good, bad = e.pair
+        label = MODES[mode].label if mode in MODES else mode
+        out += [
+            "## Minimal pair",
+            "",
+            f"Under {label}, `{s}`: the shape `{good}` works, `{bad}` does not "
+            "(one dimension of the code changed).",
+            "",
+        ]
+    out += ["## Documentation", "", e.documented, "", "## Reproduce", ""]
+    if script:
+        suite = re.search(r"^from (\w+_suite) import", script, re.M)
+        if suite:  # a bundled script (bytecode capture keeps module boundaries)
+            out += [
+                f"Needs `{suite.group(1)}.py` next to it (`nox -s repro` writes both): under "
+                "bytecode capture the module a class is defined in changes what is captured.",
+                "",
+            ]
+        out += ["```python", script.rstrip(), "```", ""]
+    else:
+        out += ["No standalone script for this cell (it varies between processes or hangs).", ""]
+    return "\n".join(out)
+
+
+def export(runs: dict[str, RunData], out_dir) -> list:
+    """Write one Markdown issue per entry of every run into ``out_dir``; the paths written."""
+    import tempfile
+    from pathlib import Path
+
+    from bench.core.io import write_text_atomic
+    from bench.report import repro
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for run in runs.values():
+        for e in entries(run):
+            ex = e.example
+            with tempfile.TemporaryDirectory() as tmp:
+                links = repro.write(run, [ex], Path(tmp) / "repros")
+                key = (ex.get("strategy"), ex.get("shape"), ex.get("mode"))
+                script = None
+                if key in links:
+                    script = (Path(tmp) / links[key]).read_text()
+            path = out_dir / f"{e.slug}.md"
+            write_text_atomic(path, issue(run, e, script))
+            written.append(path)
+    return written
+
+
+def main(argv=None) -> int:
+    """``python -m bench.report.findings --export DIR [--run RUN_DIR ...]``."""
+    import argparse
+    import sys
+    from pathlib import Path
+
+    from bench.core import paths
+    from bench.measured import workloads
+    from bench.report import load
+
+    parser = argparse.ArgumentParser(prog="python -m bench.report.findings")
+    parser.add_argument("--export", required=True, metavar="DIR", help="write one .md per entry")
+    parser.add_argument(
+        "--run", action="append", default=[], help="a run folder (default: every reference run)"
+    )
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    folders = [Path(r) for r in args.run]
+    if not folders:
+        for w in workloads.WORKLOADS:
+            ref = paths.reference(paths.raw_dir(paths.results_dir(w)))
+            if ref is not None:
+                folders.append(ref)
+    if not folders:
+        print("findings: no run to export (no reference run, no --run)", file=sys.stderr)
+        return 2
+    runs = {}
+    for folder in folders:
+        if not folder.is_dir():
+            print(f"findings: {folder}: not a run folder", file=sys.stderr)
+            return 2
+        run = load.load(folder)
+        runs[f"{run.workload}:{folder.name}"] = run
+    written = export(runs, args.export)
+    print(f"findings: wrote {len(written)} issue(s) into {args.export}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

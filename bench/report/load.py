@@ -20,10 +20,13 @@ from bench.core import analysis, cellstats, verdicts
 from bench.core.records import Records
 from bench.core.schema import Manifest, signature
 from bench.measured import workloads
+from bench.measured.oracle import calls
+from bench.run.gate import SECOND_ONLY
 
 VERDICT_COLUMNS = (
-    "workload strategy shape mode status label kind kinds outcome detail layout meaning intended "
-    "gate_processes timed_cells timed_wrong graph_breaks fullgraph dims"
+    "workload strategy shape mode status label kind kinds outcome calls detail layout meaning "
+    "intended "
+    "gate_processes timed_cells timed_wrong graph_breaks fullgraph dims steps"
 ).split()
 CELL_COLUMNS = (
     "workload strategy shape mode size role control status processes rounds step_s "
@@ -98,6 +101,13 @@ def _verdict_frame(final) -> pd.DataFrame:
                 "kind": v.kind,
                 "kinds": ", ".join(v.kinds),
                 "outcome": signature(v.status, v.kind, v.detail),
+                "calls": (
+                    SECOND_ONLY
+                    if v.detail.startswith(SECOND_ONLY)
+                    else calls(v.steps, v.kind, v.meaning)
+                    if v.kind
+                    else ""
+                ),
                 "detail": v.detail,
                 "layout": v.layout,
                 "meaning": v.meaning,
@@ -108,6 +118,7 @@ def _verdict_frame(final) -> pd.DataFrame:
                 "graph_breaks": sum(breaks.values()) if isinstance(breaks, dict) else np.nan,
                 "fullgraph": v.diagnostics.get("fullgraph", ""),
                 "dims": v.dims,
+                "steps": v.steps,
             }
         )
     return pd.DataFrame(rows, columns=VERDICT_COLUMNS)

@@ -268,6 +268,7 @@ def _entry(run: RunData, e: findings.Entry, links: dict, w: str) -> list[str]:
         + ("an eager mode: " if e.eager else "")
         + where,
         f"- **strategies**: {', '.join(f'`{s}`' for s in e.strategies)}",
+        *([f"- **when**: {when(e)}"] if e.calls and e.calls != "at every call" else []),
         f"- **expected** (the code's meaning): {expected} — **observed** in "
         f"`{ex.get('strategy')}` `{ex.get('shape')}` {label(ex.get('mode'))}: "
         f"{fmt.cell(ex.get('detail', ''))[:400]}",
@@ -290,6 +291,17 @@ def _entry(run: RunData, e: findings.Entry, links: dict, w: str) -> list[str]:
             lines.append(f"- **reproduce**: `python results/{w}/{link}`")
     lines += [f"- **documented**: {e.documented}", ""]
     return lines
+
+
+def when(e: findings.Entry) -> str:
+    """At which calls, or in which instance of the class, an entry's cells go wrong."""
+    if e.calls == findings.SECOND_ONLY:
+        return (
+            f"the first instance of the class works; a second instance built after it in the "
+            f"same process shows the {e.kind or 'failure'}"
+        )
+    later = "are right" if e.calls.endswith("only") else "too"
+    return f"{e.kind} {e.calls} of each instance (the other calls {later})"
 
 
 def repro_rows(run: RunData) -> list[dict]:

@@ -1,6 +1,10 @@
 """Reproduction scripts: the exact code the gate ran, plus a driver, runnable with MindSpore and
 NumPy alone (``python <script>``), for every shape a finding links to.
 
+A clip cell outside bytecode capture gets a standalone script (``bench.report.standalone``: the
+cell written out, a NumPy reference, no bundle, short enough to paste into an issue). The others
+get the bundled script below.
+
 A script is the variant file (from the run folder, or regenerated from the strategy file and the
 shape when the run's ``variants/`` is not kept) followed by ``MODE``, ``MEANING`` (what its reads
 see under eager semantics) and ``RECORDED`` (what the gate observed), and the driver
@@ -22,9 +26,13 @@ from bench.core.io import write_text_atomic
 from bench.core.schema import Kind
 from bench.measured import discovery
 from bench.measured.shapes import HEADER, Shape, bundle
+from bench.report import standalone
 from bench.report.load import RunData
 
 NO_SCRIPT = (str(Kind.DIFFERS),)
+# Under bytecode capture the module a class is defined in changes what is captured: written out
+# in one file, 4 of 4 clip cells checked showed the opposite verdict; these keep the bundle.
+BUNDLED_MODES = ("jit_bytecode",)
 
 
 def script_name(strategy: str, shape: str, mode: str) -> str:
@@ -78,15 +86,24 @@ def write(run: RunData, rows: list[dict], out_dir: Path) -> dict:
         if old.read_text(errors="replace").startswith(HEADER):
             old.unlink()
     suite = f"{run.workload}_suite"
-    texts, links = {}, {}
+    texts, alone, links = {}, {}, {}
+    version = run.environment.get("mindspore") or run.plan.get("mindspore", "?")
     for row in rows:
         key = (row["strategy"], row["shape"], row["mode"])
         if key in links or not scriptable(row):
             continue
+        name = script_name(*key)
+        if row["mode"] not in BUNDLED_MODES:
+            variant = variant_text(run, row["strategy"], row["shape"])
+            title = f"`{row['strategy']}` `{row['shape']}` in {row['mode']}: {row['outcome']}"
+            own = variant and standalone.script(variant, row, title, version, name)
+            if own:
+                alone[name] = own
+                links[key] = f"{out_dir.name}/{name}"
+                continue
         body = text(run, row)
         if body is None:
             continue
-        name = script_name(*key)
         texts[name] = body
         links[key] = f"{out_dir.name}/{name}"
     if texts:
@@ -94,6 +111,8 @@ def write(run: RunData, rows: list[dict], out_dir: Path) -> dict:
         write_text_atomic(out_dir / f"{suite}.py", bundle.suite_module(modules))
         for name, body in texts.items():
             write_text_atomic(out_dir / name, bundle.script(body, suite))
+    for name, body in alone.items():
+        write_text_atomic(out_dir / name, HEADER + "\n" + body)
     return links
 
 

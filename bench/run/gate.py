@@ -53,15 +53,53 @@ def fullgraph(variant_class, runtime, mode) -> str:
     return "compiles"
 
 
+SECOND_ONLY = "in a second instance only"  # the qualifier of a failure the first instance hides
+
+
+def second_instance(first, second) -> tuple[str, bool]:
+    """(what ``second_instance`` records, whether the cell fails in a second instance only):
+    ``works``, ``<kind>: <detail>`` or ``raises: <detail>`` of a second instance of the same
+    class built in the same process after the first ran its steps; ``not checked`` when the
+    first did not work (its verdict already says what is wrong)."""
+    if first.status != "works" or second is None:
+        return "not checked (the first instance does not work)", False
+    if second.status == "works":
+        return "works", False
+    what = second.kind or second.status
+    return f"{what}: {second.detail}", True
+
+
 def check(variant_class, runtime, mode, item, seed: int = 0, replica: int = 0):
-    """The gate's observation of one item (``bench.measured.oracle.Observation``)."""
+    """The gate's observation of one item (``bench.measured.oracle.Observation``).
+
+    After the first instance's steps a second instance of the same class is built in the same
+    process and run over the same steps (under bytecode capture every instance after the first
+    can stop writing); a cell right in its first instance and wrong in its second is incorrect
+    ``in a second instance only``, of the second's kind (``diagnostics.second_instance``)."""
     diagnose = None
     if mode.capture_mode == "bytecode" and replica == 0:
 
         def diagnose(cell):
             return {"graph_breaks": graph_breaks(cell)}
 
-    found = observe(variant_class, runtime, mode, item.meaning, item.update, seed, diagnose)
+    schedule = ((item.batch_size, item.steps),) if item.steps else None
+    found = observe(
+        variant_class, runtime, mode, item.meaning, item.update, seed, diagnose, schedule
+    )
+    second = None
+    if found.status == "works":
+        second = observe(
+            variant_class, runtime, mode, item.meaning, item.update, seed, None, schedule
+        )
+    record, only = second_instance(found, second)
+    found.diagnostics["second_instance"] = record
+    if only:
+        found.status, found.kind, found.kinds = "incorrect", second.kind, list(second.kinds)
+        found.steps = second.steps
+        found.detail = f"{SECOND_ONLY} (the first works): {second.detail}"
+        if second.status != "incorrect":  # the second raises: the cell raises, its error
+            found.status, found.kind, found.kinds = second.status, "", []
+            found.detail = second.detail
     if mode.capture_mode == "bytecode" and found.status != "raises" and replica == 0:
         found.diagnostics["fullgraph"] = fullgraph(variant_class, runtime, mode)
     return found

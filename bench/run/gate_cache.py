@@ -27,6 +27,7 @@ def gate_fingerprint(workload: str) -> str:
         ROOT / "measured" / "workloads" / "runtime.py",
         ROOT / "measured" / "modes.py",
         ROOT / "run" / "gate.py",
+        ROOT / "run" / "forked.py",  # how cells are isolated from each other
         *sorted((ROOT / "measured" / "workloads" / workload).glob("*.py")),
     ]
     digest = hashlib.sha256()

@@ -1,7 +1,9 @@
 """Phase 1, the gate: every variant and twin in every mode, compiled modes in two fresh processes.
 
-Many variants share one worker process, each run in a forked child (``bench.run.forked``), so a
-crash costs only its own variant. A compiled mode is gated by ``gate_replicas`` separate worker
+Many variants share one worker process, each run alone in a fresh forked child of it
+(``bench.run.forked``), so neither a crash nor what another cell left behind reaches a variant.
+After the timing phase, ``regate_alone`` re-gates alone every cell found wrong only while timed.
+A compiled mode is gated by ``gate_replicas`` separate worker
 processes (fresh interpreters, fresh hash seeds): one process cannot certify a cell whose capture
 differs from process to process (``bench.core.verdicts``). Each worker appends its verdicts to its
 own line file as they finish, so ``--resume`` gates only what is missing.
@@ -9,19 +11,24 @@ own line file as they finish, so ``--resume`` gates only what is missing.
 
 from __future__ import annotations
 
+import re
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from bench.core import records
-from bench.core.rundir import Checkpoint, read_lines
+from bench.core.rundir import CellId, Checkpoint, read_lines
 from bench.core.schema import Verdict
+from bench.core.verdicts import ALONE
 from bench.measured.shapes import CONTROL
 from bench.run import gate, gate_cache, progress
 from bench.run.context import RunContext, mindspore_version
 from bench.run.plan import Item, Job
 
-GATE_TIMEOUT = 30.0  # a gate item (a few small steps) that takes longer is stopped as hung
+GATE_TIMEOUT = 60.0  # a gate item (two instances, a few small steps each) taking longer is hung
 GATE_SPLIT = 40  # a mode with more variants is gated by gate_jobs processes in parallel
+REGATE_STEPS = 512  # a re-gate alone runs this many steps when the timed count is not known
+REGATE_TIMEOUT = 300.0
 
 
 def _item(ctx: RunContext, variant, mode: str, release: str, fingerprint: str) -> Item:
@@ -46,6 +53,68 @@ def _done(ctx: RunContext, mode: str, replica: int) -> set[str]:
     for path in ctx.run.gate.glob(f"{mode}.r{replica}.*.jsonl"):
         found |= {f"{r['strategy']}/{r['shape']}" for r in read_lines(path, [])}
     return found
+
+
+def regate_plan(gated: list[Verdict], cells: list[dict]) -> dict[tuple, tuple[int, int]]:
+    """{(strategy, shape, mode): (size, steps)}: the cells every gate process saw work but whose
+    state was wrong after the timed steps of some timing process; each is re-gated alone at the
+    smallest size found wrong, over as many steps as that timing process ran."""
+    works = {v.key for v in gated if str(v.status) == "works"}
+    out: dict[tuple, tuple[int, int]] = {}
+    for c in cells:
+        if c.get("status") != "incorrect":
+            continue
+        try:
+            cell = CellId.parse(c["test"])
+        except (KeyError, ValueError):
+            continue
+        key = (cell.strategy, cell.shape, cell.mode)
+        if key not in works:
+            continue
+        found = re.search(r"after (\d+) timed steps", c.get("detail", ""))
+        steps = int(found.group(1)) if found else REGATE_STEPS
+        out[key] = min(out.get(key, (cell.size, steps)), (cell.size, steps))
+    return out
+
+
+def regate_alone(ctx: RunContext, gated: list[Verdict]) -> int:
+    """Re-gate alone (a fresh child, replica ``ALONE``) every cell found wrong only while timed,
+    so its final verdict takes the kind it shows alone (``bench.core.verdicts.timed_outcome``);
+    the number of cells re-gated."""
+    rec = records.Records(ctx.run.path)
+    todo = regate_plan(gated, rec.cell_statuses)
+    done = {v.key for v in rec.verdicts if v.replica == ALONE}
+    release, fingerprint = mindspore_version(), gate_cache.gate_fingerprint(ctx.plan.workload)
+    by_mode: dict[str, list[Item]] = {}
+    for (strategy, shape, mode), (size, steps) in sorted(todo.items()):
+        variant = ctx.variants.get(f"{strategy}/{shape}")
+        if variant is None or (strategy, shape, mode) in done:
+            continue
+        item = _item(ctx, variant, mode, release, fingerprint)
+        by_mode.setdefault(mode, []).append(
+            replace(item, batch_size=size, steps=steps, key_hash="")
+        )
+    for mode, items in by_mode.items():
+        out = ctx.run.gate_file(mode, ALONE)
+        job = Job.of(
+            "gate",
+            ctx.plan,
+            ctx.run.run_id,
+            mode,
+            out,
+            items,
+            process=ALONE,
+            timeout=REGATE_TIMEOUT,
+        )
+        ctx.progress.line(f"gate: re-gating alone {len(items)} {mode} cell(s) found wrong timed")
+        failures = ctx.supervisor.run(job, f"gate-{mode}-alone", None)
+        if failures:
+            lines = Checkpoint(Path(job.out))
+            for f in failures:
+                v = gate.verdict(f.item, ctx.plan.workload, mode, f.status, f.detail, replica=ALONE)
+                lines.write(**v.to_dict())
+            lines.close()
+    return sum(len(i) for i in by_mode.values())
 
 
 def gate_phase(ctx: RunContext) -> list[Verdict]:

@@ -133,6 +133,7 @@ class Item:
     rounds: int = 0  # time: paired rounds to run (0: the precision's)
     key_hash: str = ""  # gate: what the verdict depends on, hashed (bench.run.gate_cache)
     members: tuple = ()  # a race: its Members (as dicts in a job file), timed in the same rounds
+    steps: int = 0  # gate: a re-gate alone over this many steps at batch_size (0: the gate's)
 
     def cell(self, mode: str) -> CellId:
         return CellId(self.strategy, self.shape, mode, self.batch_size)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from bench.core.rundir import now
 from bench.run.context import RunContext
-from bench.run.gate_phase import gate_phase
+from bench.run.gate_phase import gate_phase, regate_alone
 from bench.run.plan import Plan
 from bench.run.prepare_phase import cells, prepare_phase
 from bench.run.progress import fmt_duration
@@ -48,6 +48,7 @@ def run(run_dir: Path, plan: Plan, argv: list[str], out=print, publish: bool = F
         if not plan.gate_only:
             prepared = prepare_phase(ctx, gated)
             time_phase(ctx, cells(ctx, gated, prepared))
+            regate_alone(ctx, gated)  # a cell wrong only while timed: its kind, alone
     except KeyboardInterrupt:
         ctx.supervisor.stop_all()
         manifest = ctx.manifest()

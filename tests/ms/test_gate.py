@@ -99,3 +99,22 @@ def test_the_other_workloads_gate_a_working_write(ms, tmp_path, name):
     work = workloads.get(name)
     shape = "full-inline" if name == "kvcache" else work.shapes("scalar")[0].name
     assert observe(tmp_path, "assign", shape, "graph", work=work)[0] == "works"
+
+
+@pytest.mark.parametrize(
+    "mode, want, second",
+    [
+        # DESIGN.md (by hand): under bytecode capture, with the write inside ops.depend, the
+        # first instance writes and every later instance of the class never does
+        ("jit_bytecode", "incorrect: write dropped", "write dropped: "),
+        ("graph", "works", "works"),
+    ],
+)
+def test_a_second_instance_of_the_class_is_checked_too(ms, tmp_path, mode, want, second):
+    """The gate builds a second instance of the class in the same process after the first ran
+    its steps and records whether it writes too (``diagnostics.second_instance``)."""
+    got, found = observe(tmp_path, "assign_add", "depend", mode, work=workloads.get("ema"))
+    assert got == want, found.detail
+    assert found.diagnostics["second_instance"].startswith(second)
+    if want != "works":
+        assert found.detail.startswith("in a second instance only (the first works): ")

@@ -115,3 +115,87 @@ def test_every_workload_reference_is_consistent_from_its_initial_state(name):
     assert changed, "the update changes some state"
     twin = work.expect(size, 0, state, work.intent, update=False)
     assert all(work.matches(twin.after[k], np.asarray(state[k])) for k in twin.after)
+
+
+def _steps(outputs, states=None):
+    states = states or [{}] * len(outputs)
+    return [
+        {"size": 8, "step": i, "output": o, "state": s}
+        for i, (o, s) in enumerate(zip(outputs, states), 1)
+    ]
+
+
+@pytest.mark.parametrize(
+    "steps, kind, meaning, said",
+    [
+        (_steps(["before", "ok", "ok", "ok"]), "stale read", "after", "at the first call only"),
+        (_steps(["before"] * 4), "stale read", "after", "at every call"),
+        (_steps(["ok", "ok", "before", "before"]), "stale read", "after", "from call 3 on"),
+        (_steps(["before", "before", "ok"]), "stale read", "after", "at the first 2 calls only"),
+        (_steps(["before", "ok", "before", "ok"]), "stale read", "after", "at calls 1, 3 of 4"),
+        (_steps(["ok"] * 4), "stale read", "after", ""),
+        (_steps(["before"] * 2), "stale read", "before", ""),  # the code means the old value
+        (
+            _steps(["ok"] * 3, [{"limit": "unchanged"}, {}, {}]),
+            "write dropped",
+            "after",
+            "at the first call only",
+        ),
+        (
+            _steps(["ok"] * 3, [{}, {"limit": "unchanged"}, {"limit": "unchanged"}]),
+            "write dropped",
+            "after",
+            "from call 2 on",
+        ),
+    ],
+)
+def test_the_calls_a_kind_shows_at(steps, kind, meaning, said):
+    from bench.measured.oracle import calls
+
+    assert calls(steps, kind, meaning) == said
+
+
+def test_the_calls_of_each_instance_are_counted_apart():
+    from bench.measured.oracle import calls
+
+    two = [
+        *_steps(["before", "ok"]),
+        {"size": 64, "step": 1, "output": "before", "state": {}},
+        {"size": 64, "step": 2, "output": "ok", "state": {}},
+    ]
+    assert calls(two, "stale read", "after") == "at the first call only"
+
+
+@pytest.mark.parametrize(
+    "first, second, record, only",
+    [
+        (("works",), ("works",), "works", False),
+        (
+            ("works",),
+            ("incorrect", "write dropped", "write dropped at step 1"),
+            "write dropped: write dropped at step 1",
+            True,
+        ),
+        (
+            ("works",),
+            ("raises", "", "step 1: RuntimeError: x"),
+            "raises: step 1: RuntimeError: x",
+            True,
+        ),
+        (
+            ("incorrect", "stale read", "d"),
+            None,
+            "not checked (the first instance does not work)",
+            False,
+        ),
+    ],
+)
+def test_what_a_second_instance_records(first, second, record, only):
+    from bench.measured.oracle import Observation
+    from bench.run.gate import second_instance
+
+    def obs(status, kind="", detail=""):
+        return Observation(status, kind, [kind] if kind else [], detail)
+
+    got = second_instance(obs(*first), obs(*second) if second else None)
+    assert got == (record, only)

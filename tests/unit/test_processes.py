@@ -90,3 +90,18 @@ def _bug(item):
 def test_a_harness_error_in_a_child_is_not_a_crash_of_the_item():
     with pytest.raises(forked.HarnessError):
         forked.run_isolated(["a"], _bug, 5.0, lambda *a: None)
+
+
+def test_every_item_runs_alone_in_its_own_forked_child(tmp_path):
+    log = tmp_path / "pids"
+
+    def work(item):
+        with open(log, "a") as f:
+            f.write(f"{item} {os.getpid()} {os.getppid()}\n")
+
+    forked.run_isolated(["a", "b", "c"], work, 5.0, lambda *a: pytest.fail("no failure"))
+    rows = [line.split() for line in log.read_text().splitlines()]
+    assert [r[0] for r in rows] == ["a", "b", "c"]
+    assert len({r[1] for r in rows}) == 3  # three children
+    assert {r[2] for r in rows} == {str(os.getpid())}  # all forked from this parent
+    assert str(os.getpid()) not in {r[1] for r in rows}

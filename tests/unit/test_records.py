@@ -4,6 +4,7 @@ MindSpore)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -163,3 +164,95 @@ def test_the_reference_is_the_newest_complete_run_that_published(tmp_path):
         )
     assert paths.reference(tmp_path).name == "20260101T000000Z-aaaa"
     assert paths.reference(tmp_path / "none") is None
+
+
+@pytest.mark.parametrize(
+    "message, comparable",
+    [
+        (
+            "'NoneType' object has no attribute 'x' (<foo.Bar object at 0x7f3a2b1c9d60>)",
+            "'NoneType' object has no attribute 'x' (<foo.Bar object>)",
+        ),
+        ("tensor at 0x7fa1b2c3d4e5 freed", "tensor at 0x… freed"),
+        ("bad node id=1234 in graph", "bad node id=… in graph"),
+        ("Parameter id: 98765 not found", "Parameter id: … not found"),
+        ("cannot open /tmp/tmpab12cd34/kernel.so", "cannot open <tmp path>"),
+        ("file '/tmp/pytest-of-x/a.py', line 3", "file '<tmp path>', line 3"),
+        ("module tmpq9x8y7z6 has no attribute", "module <tmp name> has no attribute"),
+        ("shape (1, 3) vs (2, 3)", "shape (1, 3) vs (2, 3)"),  # numbers that mean something stay
+        ("index 0x1 out of range", "index 0x1 out of range"),  # a short hex literal stays
+    ],
+)
+def test_messages_are_compared_without_addresses_ids_or_temp_paths(message, comparable):
+    from bench.core.schema import comparable as strip
+
+    assert strip(message) == comparable
+
+
+def test_two_processes_whose_errors_differ_only_in_an_address_agree():
+    a = v("raises", detail="step 1 (N=8): AttributeError: <m.C object at 0x7f00aa11> has no x")
+    b = v("raises", detail="step 1 (N=8): AttributeError: <m.C object at 0x7f99bb22> has no x")
+    merged = verdicts.merge_replicas([a, replace(b, replica=1)])
+    assert merged.kind != "differs between processes"
+    assert merged.status == Status.RAISES
+
+
+@pytest.mark.parametrize(
+    "gate, cells, wrong, alone, outcome",
+    [
+        ("works", 3, 0, None, (None, None)),  # right while timed: nothing changes
+        ("incorrect: stale read", 3, 3, None, (None, None)),  # the gate's kind stands
+        ("works", 3, 1, None, ("incorrect", "differs between processes")),
+        ("works", 3, 1, "works", ("incorrect", "differs between processes")),
+        ("works", 1, 1, "incorrect: write dropped", ("incorrect", "write dropped")),
+        ("works", 3, 2, "incorrect: wrong value", ("incorrect", "wrong value")),
+        ("works", 2, 2, "crashed", ("crashed", "")),
+        ("works", 2, 2, "raises: RuntimeError: x", ("raises", "")),
+    ],
+)
+def test_a_cell_wrong_while_timed_takes_its_kind_from_a_regate_alone(
+    gate, cells, wrong, alone, outcome
+):
+    status, kind, _ = verdicts.timed_outcome(gate, cells, wrong, alone)
+    assert (status and str(status), kind) == outcome
+
+
+def test_a_lazy_update_wrong_alone_is_its_own_kind_not_differs():
+    cells = [
+        {
+            "test": CellId("assign", "inline-param-after-expr", "jit_bytecode", 8).test_id,
+            "status": "incorrect",
+            "detail": "after 527 timed steps the state is ...",
+        }
+    ]
+    solo = v("incorrect", "write dropped", verdicts.ALONE, detail="write dropped at step 46")
+    (f,) = verdicts.final([v(replica=0), v(replica=1), solo], cells)
+    assert (f.status, f.kind) == (Status.INCORRECT, "write dropped")
+    assert (
+        "wrong when re-gated alone" in f.detail
+        and f.evidence["alone"] == "incorrect: write dropped"
+    )
+    (g,) = verdicts.final([v(replica=0), v(replica=1), v(replica=verdicts.ALONE)], cells)
+    assert g.kind == "differs between processes" and "right when re-gated alone" in g.detail
+
+
+def test_the_cells_regated_alone_are_those_wrong_only_while_timed():
+    from bench.run.gate_phase import REGATE_STEPS, regate_plan
+
+    def cell(shape, size, status, detail=""):
+        test = CellId("assign", shape, "jit_bytecode", size).test_id
+        return {"test": test, "status": status, "detail": detail}
+
+    gated = [v(shape="a-b"), v(shape="c-d"), v("incorrect", "stale read", shape="e-f")]
+    cells = [
+        cell("a-b", 64, "incorrect", "after 527 timed steps the state is ..."),
+        cell("a-b", 8, "incorrect", "after 300 timed steps the state is ..."),
+        cell("a-b", 256, "works"),
+        cell("c-d", 8, "works"),  # right while timed: not re-gated
+        cell("e-f", 8, "incorrect", "after 10 timed steps"),  # the gate saw it wrong already
+        cell("g-h", 8, "incorrect", "no count given"),  # not gated (another run's cell)
+        {"test": "not a cell id", "status": "incorrect"},
+    ]
+    assert regate_plan(gated, cells) == {("assign", "a-b", "jit_bytecode"): (8, 300)}
+    gated.append(v(shape="g-h"))
+    assert regate_plan(gated, cells)[("assign", "g-h", "jit_bytecode")] == (8, REGATE_STEPS)

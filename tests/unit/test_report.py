@@ -212,3 +212,74 @@ def test_the_releases_page_names_each_column_and_renders(tmp_path, monkeypatch):
     assert "Releases measured: 2.9.0, 2.10.0" in page and "reference run" not in page
     provenance = tables(page)[-1]
     assert [row[0] for row in provenance[1:]] == ["2.9.0", "2.10.0"]
+
+
+def test_a_first_call_failure_is_another_entry_than_one_at_every_call():
+    import pandas as pd
+
+    from bench.report import findings
+
+    frame = pd.DataFrame(
+        {
+            "status": ["incorrect", "incorrect", "incorrect", "works", "raises"],
+            "outcome": ["incorrect: stale read"] * 3 + ["works", "raises: RuntimeError: x"],
+            "calls": ["at the first call only", "at every call", "", "", ""],
+        }
+    )
+    assert list(findings.qualified(frame).outcome) == [
+        "incorrect: stale read at the first call only",
+        "incorrect: stale read at every call",
+        "incorrect: stale read",
+        "works",
+        "raises: RuntimeError: x",
+    ]
+    e = findings.Entry(
+        "clip",
+        "incorrect: stale read at the first call only",
+        ["index_add"],
+        ["graph"],
+        {"graph": ["depend-view-before-arg"]},
+        rule=("read", "alias", "view"),
+    )
+    assert (e.kind, e.calls) == ("stale read", "at the first call only")
+    assert (
+        e.title == "stale read at the first call only whenever `read=view` instead of `read=alias`"
+    )
+    assert e.documented.startswith("partly")  # the kind's documentation, qualifier or not
+
+
+@pytest.mark.parametrize(
+    "kind, mode, shapes, starts",
+    [
+        ("stale read", "graph", ["inline-view-before-expr"], "partly"),
+        ("stale read", "jit_ast", ["depend-view-before-arg"], "partly"),
+        ("stale read", "graph", ["inline-alias-before-expr"], "not found"),  # no view read
+        ("stale read", "jit_bytecode", ["inline-view-before-expr"], "not found"),
+        ("write dropped", "jit_bytecode", ["depend"], "no: bytecode capture"),
+        ("write dropped", "graph", ["depend"], "not found"),  # not the bytecode page
+        ("write dropped", "jit_ast", ["depend"], "not found"),
+        ("raises", "graph", ["inline-param-after-expr"], "yes"),
+    ],
+)
+def test_an_entry_cites_only_its_own_modes_documentation(kind, mode, shapes, starts):
+    from bench.report import findings
+
+    assert findings.documented(kind, mode, shapes).startswith(starts)
+
+
+def test_every_entry_exports_as_an_issue(run, tmp_path):
+    from bench.report import findings
+
+    written = findings.export({"clip": run}, tmp_path)
+    assert len(written) == len(findings.entries(run)) > 0
+    env = run.environment
+    for path in written:
+        text = path.read_text()
+        assert text.startswith("# [CPU] ")
+        assert f"- Python: {env['python']}" in text and f"- MindSpore {env['mindspore']}" in text
+        assert "## Documentation" in text and "## Reproduce" in text
+        if "| step |" in text:  # the per-step table renders as a table
+            check_gfm(text, path.name)
+    assert any("import mindspore as ms" in p.read_text() for p in written)
+    assert findings.main(["--export", str(tmp_path / "cli"), "--run", str(RUN)]) == 0
+    assert findings.main(["--export", str(tmp_path / "x"), "--run", str(tmp_path / "no")]) == 2
