@@ -30,7 +30,7 @@ def step(meaning, before, out_limit, after_limit, lo=None, earlier=None, index=1
     )
 
 
-NEW = float(CLIP.expect(N, 0, {"limit": np.asarray([1.0])}, BEFORE).after["limit"][0])
+NEW = 1.8192  # 1 + 1e-4 * 8192, by hand (the values per meaning: test_expected_values.py)
 
 
 def test_the_code_means_the_new_limit_and_the_mode_computes_it():
@@ -74,7 +74,7 @@ def test_a_read_older_than_the_step_is_a_stale_read_named_by_its_step():
 
 
 def test_a_run_of_steps_gets_the_first_kind_and_counts_the_rest():
-    third = float(CLIP.expect(N, 1, {"limit": np.asarray([NEW])}, AFTER).after["limit"][0])
+    third = 2.6384  # 1.8192 + 0.8192
     steps = [step(AFTER, 1.0, 1.0, NEW), step(AFTER, NEW, third, third, index=2)]
     found = verdict(steps, AFTER, "N")
     assert found.status == "incorrect" and found.kind == "stale read"
@@ -100,18 +100,3 @@ def test_a_run_of_steps_gets_the_first_kind_and_counts_the_rest():
 )
 def test_a_signature_compares_what_a_verdict_is(status, kind, detail, want):
     assert signature(status, kind, detail) == want
-
-
-@pytest.mark.parametrize("name", ["brn", "kvcache", "ema"])
-def test_every_workload_reference_is_consistent_from_its_initial_state(name):
-    from bench.measured import workloads
-
-    work = workloads.get(name)
-    size = work.gate_schedule[0][0]
-    state = work.initial_state(size)
-    e = work.expect(size, 0, state, work.intent)
-    assert work.matches(e.output, e.output)
-    changed = [k for k in e.after if not work.matches(e.after[k], np.asarray(state[k]))]
-    assert changed, "the update changes some state"
-    twin = work.expect(size, 0, state, work.intent, update=False)
-    assert all(work.matches(twin.after[k], np.asarray(state[k])) for k in twin.after)
