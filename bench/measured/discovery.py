@@ -30,7 +30,7 @@ from types import ModuleType
 
 from bench.core.paths import STRATEGIES_DIR
 from bench.measured import apis
-from bench.measured.shapes.codegen import write_semantics
+from bench.measured.shapes.codegen import semantics_check, write_semantics
 
 CUSTOM_METHODS = ("construct", "after_step")
 
@@ -54,6 +54,22 @@ class StrategyFile:
     @property
     def layout(self) -> str:
         return self.cell_class.layout
+
+    @property
+    def semantics(self) -> str:
+        """How its write changes a Parameter (``apis.IN_PLACE`` / ``apis.REPLACE``): as its API's
+        page says; guessed from its source only for a strategy that names no API."""
+        declared = apis.writes(self.api)
+        if declared:
+            return declared
+        scanned = write_semantics(self.cell_class)
+        return scanned if scanned in apis.SEMANTICS else apis.IN_PLACE
+
+    def semantics_warning(self) -> str:
+        """Why the declared semantics may be wrong for this file (``""`` when the source agrees)."""
+        if self.custom:
+            return ""
+        return semantics_check(apis.writes(self.api), self.cell_class, self.api)
 
     def code(self, method: str) -> str:
         """The body of one of its methods, as a user would write it (``""`` if it has none)."""
@@ -84,7 +100,7 @@ class StrategyFile:
             "custom": self.custom,
             "workloads": self.workloads,
             "write_size": size,
-            "semantics": write_semantics(self.cell_class) if not self.custom else "",
+            "semantics": self.semantics if not self.custom else "",
             "code": {k: v for k, v in code.items() if v},
             "platforms": list(doc.platforms) if doc else [],
             "doc_url": doc.url if doc else "",

@@ -4,7 +4,7 @@ The expected result of a shape is what *its code* means, not what the cell was m
 eager semantics (NumPy, PyTorch, MindSpore's own PYNATIVE) a local name bound to a Parameter is the
 same object, a ``reshape`` of it is a view that sees in-place writes, and a ``copy()`` is a
 snapshot. So whether a read taken before a write sees the written value depends on the read and on
-the write (``bench.measured.shapes.codegen.write_semantics``); each workload derives it per shape
+the write (declared per API in ``bench.measured.apis``); each workload derives it per shape
 (``Template.meaning``): ``before`` (the read sees the state from before the step's write) or
 ``after`` (it sees the value the write stores).
 

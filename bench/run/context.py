@@ -118,6 +118,9 @@ class RunContext:
                     lines, name, NO_SHAPE, "", Status.BROKEN, f"failed to load: {err.reason}"
                 )
                 continue
+            warning = strategy.semantics_warning()
+            if warning:
+                self.out(f"warning: strategy {name}: {warning}")
             why = work.expressible(strategy)
             if why:
                 detail = f"cannot express the {work.name} workload: {why}"
