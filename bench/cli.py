@@ -1,11 +1,8 @@
 """``python -m bench`` (what ``nox -s bench`` runs): check the arguments, run, report.
 
-Exit codes: 0 = every final verdict is the one recorded for this MindSpore release in
-``expected/`` (a new cell that works needs no line) and no timing process crashed; 1 = a verdict
-differs from the record, a failure has no line, a strategy file was refused, or a timing process
-crashed or hung; 2 = a bad argument (nothing was run); 3 = the harness itself failed (a bug: the
-message names the log); 130 = interrupted (finished cells are kept, ``--resume`` finishes the
-run).
+Exit codes (decided in ``bench.core.exits``, which says what each means): 0 = as recorded;
+1 = a verdict differs from the record, a strategy file was refused or a timing process crashed
+(the last line says which); 2 = a bad argument; 3 = the harness failed; 130 = interrupted.
 """
 
 from __future__ import annotations
@@ -23,6 +20,7 @@ from bench.core.args import (
     positive_float,
     positive_int,
 )
+from bench.core.exits import Exit, Outcome, combine, exit_code
 from bench.core.io import read_json
 from bench.core.rundir import new_run_id
 from bench.measured import discovery, modes, workloads
@@ -258,7 +256,7 @@ def _run(args, argv, plan: Plan, run_dir: Path, results: Path, publish: bool) ->
             plots = (args.plots_dir or paths.plots_dir(plan.workload)).resolve()
             out += ["--plots-dir", str(plots), "--publish"]
         report_main.main([run_dir.name, *out])
-    return 130 if status == "interrupted" else code
+    return int(exit_code(Outcome(interrupted=True))) if status == "interrupted" else code
 
 
 def main(argv=None) -> int:
@@ -282,7 +280,7 @@ def main(argv=None) -> int:
         runs = [_prepare(args, workloads.get(name)) for name in names]
     except UsageError as err:
         print(f"bench: error: {err}", file=sys.stderr)
-        return 2
+        return int(exit_code(Outcome(usage_error=True)))
     from bench.run.forked import HarnessError
 
     codes = []
@@ -291,7 +289,7 @@ def main(argv=None) -> int:
             codes.append(_run(args, argv, plan, run_dir, results, publish))
         except HarnessError as err:
             print(f"bench: internal error: {err}", file=sys.stderr)
-            return 3
-        if codes[-1] == 130:
+            return int(exit_code(Outcome(harness_error=True)))
+        if codes[-1] == Exit.INTERRUPTED:
             break
-    return 130 if 130 in codes else max(codes)
+    return int(combine(codes))
