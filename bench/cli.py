@@ -191,6 +191,8 @@ def is_reference(plan: Plan, work) -> bool:
 def _list(args, work) -> int:
     for name in discovery.strategy_names(args.strategies_dir):
         print(f"strategy  {name}")
+    for note in discovery.skipped_notes(args.strategies_dir):
+        print(note)
     for layout in ("scalar", "vector"):
         for shape in work.shapes(layout):
             print(f"shape     {shape.name:32s} ({layout}) {work.describe(shape, layout)}")

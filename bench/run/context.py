@@ -109,6 +109,8 @@ class RunContext:
         fixed_path = self.run.gate / "fixed.jsonl"
         fixed_path.unlink(missing_ok=True)
         lines, refused = Checkpoint(fixed_path), {}
+        for note in discovery.skipped_notes(Path(self.plan.strategies_dir)):
+            self.out(note)
         for name in self.plan.strategies:
             try:
                 strategy = discovery.load(name, Path(self.plan.strategies_dir))

@@ -34,7 +34,7 @@ def test_every_number_block_is_what_the_committed_reports_render_to():
     runs = overview.reference_runs(RESULTS_DIR)
     answers = {m: c for m, (c, _) in overview.answers(runs).items()}
     blocks = readme.blocks(runs, answers)
-    assert set(blocks) == {"answers", "findings", "runs"}
+    assert set(blocks) == {"answers", "findings", "runs", "contract"}
     for name, lines in blocks.items():
         begin, end = readme.markers(name)
         assert README.count(begin) == 1 and README.count(end) == 1, name
