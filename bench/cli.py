@@ -22,6 +22,7 @@ from bench.core.args import (
 )
 from bench.core.exits import Exit, Outcome, combine, exit_code
 from bench.core.io import read_json
+from bench.core.portable import portable_path
 from bench.core.rundir import new_run_id
 from bench.measured import discovery, modes, workloads
 from bench.run import runner
@@ -167,7 +168,7 @@ def make_plan(args, work) -> Plan:
         strategies=tuple(choose("strategy", args.strategies, names)),
         modes=tuple(choose("mode", args.modes, modes.MODE_NAMES)),
         batch_sizes=tuple(sorted(set(args.batch_sizes or work.batch_sizes))),
-        strategies_dir=str(args.strategies_dir.resolve()),
+        strategies_dir=portable_path(args.strategies_dir.resolve()),  # relative in raw data
         precision=TIERS["quick" if args.quick else "rigorous" if args.rigorous else "default"],
         shapes=tuple(choose("shape", args.shapes, every_shape)) if args.shapes else None,
         threads=args.threads,

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from bench.core.io import read_json, write_json_atomic
 from bench.core.paths import ROOT
+from bench.core.portable import resolve
 from bench.core.rundir import Checkpoint, RunDir, now
 from bench.core.schema import Manifest, Status
 from bench.measured import discovery, modes, workloads
@@ -65,7 +66,7 @@ class RunContext:
         self.variants: dict[str, VariantFile] = {}  # key "strategy/shape"
         self.twins: dict[str, VariantFile] = {}  # key "control/<shape>"
         self.strategies: dict[str, discovery.StrategyFile] = {}
-        every = set(discovery.strategy_names(Path(plan.strategies_dir)))
+        every = set(discovery.strategy_names(resolve(plan.strategies_dir)))
         self.full = set(plan.strategies) >= every and not plan.shapes  # the whole matrix
 
     # -- manifest -------------------------------------------------------------------------
@@ -109,11 +110,11 @@ class RunContext:
         fixed_path = self.run.gate / "fixed.jsonl"
         fixed_path.unlink(missing_ok=True)
         lines, refused = Checkpoint(fixed_path), {}
-        for note in discovery.skipped_notes(Path(self.plan.strategies_dir)):
+        for note in discovery.skipped_notes(resolve(self.plan.strategies_dir)):
             self.out(note)
         for name in self.plan.strategies:
             try:
-                strategy = discovery.load(name, Path(self.plan.strategies_dir))
+                strategy = discovery.load(name, resolve(self.plan.strategies_dir))
             except discovery.StrategyLoadError as err:
                 refused[name] = err.reason
                 self._fixed(
