@@ -7,6 +7,8 @@ checkpoint that keeps a dying timing process's finished cells.
     variants/<strategy>/<shape>.py    the generated code (regenerated from the strategy files;
                                       not committed: ``nox -s repro`` writes any of them again)
     gate/<mode>.r<replica>.p<part>.jsonl  one Verdict per line, appended as the gate finishes
+    gate/fixed.jsonl                  verdicts known without gating (a refused file, a shape
+                                      the workload cannot express), written at generate
     prepare/<mode>.json               steps per block (k) and the shape screen, per mode
     prepare/selection.json            which shape of each strategy is timed, and why
     prepare/bandwidth.json            the memory bandwidth (workloads with a floor)
@@ -123,6 +125,11 @@ class RunDir:
     def gate_file(self, mode: str, replica: int, part: int = 0) -> Path:
         """The verdict lines of one gate process (``part``: one of a mode's parallel chunks)."""
         return self.gate / f"{mode}.r{replica}.p{part}.jsonl"
+
+    @property
+    def fixed(self) -> Path:
+        """Verdicts decided at generate, without a gate process (see the module docstring)."""
+        return self.gate / "fixed.jsonl"
 
     def gate_files(self) -> list[Path]:
         return sorted(self.gate.glob("*.jsonl"))

@@ -4,6 +4,7 @@ the progress line, and the variants generated from the strategy files (phase 0, 
 from __future__ import annotations
 
 import importlib.metadata
+import os
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -21,7 +22,11 @@ from bench.run import gate
 from bench.run.machine import environment
 from bench.run.plan import Item, Plan
 from bench.run.progress import Progress
-from bench.run.supervisor import Supervisor
+from bench.run.supervisor import WORKER, Supervisor
+
+# A script run in place of the suite's worker: the tests drive the whole runner with
+# tests/fixtures/fake_worker.py (no MindSpore), see tests/unit/test_runner.py.
+WORKER_ENV = "BENCH_WORKER"
 
 NO_SHAPE = "-"  # the shape of a verdict about a whole strategy (broken, inexpressible workload)
 
@@ -59,7 +64,8 @@ class RunContext:
         self.run = RunDir(run_dir)
         self.plan = plan
         self.workload = workloads.get(plan.workload)
-        self.supervisor = Supervisor(self.run.logs, plan.timeout)
+        worker = (os.environ[WORKER_ENV],) if os.environ.get(WORKER_ENV) else WORKER
+        self.supervisor = Supervisor(self.run.logs, plan.timeout, worker)
         parallel = {"gate": plan.gate_jobs, "prepare": 1, "time": plan.time_jobs}
         self.progress = Progress(out, parallel)
         self.out = out
@@ -107,7 +113,7 @@ class RunContext:
     def generate(self) -> None:
         """Write every variant and twin file; record broken strategies and inexpressible shapes."""
         start, work = time.monotonic(), self.workload
-        fixed_path = self.run.gate / "fixed.jsonl"
+        fixed_path = self.run.fixed
         fixed_path.unlink(missing_ok=True)
         lines, refused = Checkpoint(fixed_path), {}
         for note in discovery.skipped_notes(resolve(self.plan.strategies_dir)):
