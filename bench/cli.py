@@ -24,6 +24,7 @@ from bench.core.exits import Exit, Outcome, combine, exit_code
 from bench.core.io import read_json
 from bench.core.portable import portable_path
 from bench.core.rundir import new_run_id
+from bench.core.schema import RunStatus
 from bench.measured import discovery, modes, workloads
 from bench.run import runner
 from bench.run.plan import TIERS, Plan
@@ -242,7 +243,7 @@ def _run(args, argv, plan: Plan, run_dir: Path, results: Path, publish: bool) ->
     code = terminal.print_summary(
         run_dir, record=args.record, folder=args.expected_dir, varying=args.record_varying
     )
-    if status == "interrupted":
+    if status == RunStatus.INTERRUPTED:
         hint = [] if plan.workload == paths.DEFAULT_WORKLOAD else ["--workload", plan.workload]
         if results != paths.results_dir(plan.workload).resolve():
             hint += ["--results-dir", str(results)]
@@ -259,7 +260,7 @@ def _run(args, argv, plan: Plan, run_dir: Path, results: Path, publish: bool) ->
             plots = (args.plots_dir or paths.plots_dir(plan.workload)).resolve()
             out += ["--plots-dir", str(plots), "--publish"]
         report_main.main([run_dir.name, *out])
-    return int(exit_code(Outcome(interrupted=True))) if status == "interrupted" else code
+    return int(exit_code(Outcome(interrupted=True))) if status == RunStatus.INTERRUPTED else code
 
 
 def main(argv=None) -> int:
@@ -292,6 +293,12 @@ def main(argv=None) -> int:
             codes.append(_run(args, argv, plan, run_dir, results, publish))
         except HarnessError as err:
             print(f"bench: internal error: {err}", file=sys.stderr)
+            return int(exit_code(Outcome(harness_error=True)))
+        except Exception as err:  # anything else the suite did not expect is a bug of the suite
+            import traceback
+
+            traceback.print_exc()
+            print(f"bench: internal error (a bug of the suite): {err!r}", file=sys.stderr)
             return int(exit_code(Outcome(harness_error=True)))
         if codes[-1] == Exit.INTERRUPTED:
             break

@@ -25,6 +25,17 @@ SCHEMA_VERSION = 3
 EVENT_PREFIX = "@@bench "  # a worker's progress line: this prefix, then one JSON object
 
 
+class RunStatus(str, Enum):
+    """How a run stands (``Manifest.status``)."""
+
+    RUNNING = "running"
+    INTERRUPTED = "interrupted"
+    COMPLETE = "complete"
+
+    def __str__(self) -> str:
+        return self.value
+
+
 class SchemaError(ValueError):
     """A file this version of the suite cannot read."""
 
@@ -270,7 +281,14 @@ class Timing:
 
     @property
     def ratios(self) -> list[float]:
-        return [s / c for s, c in zip(self.step_s, self.control_s)]
+        """Per round, the subject's block over its paired twin block (the lists pair by round:
+        unequal lengths are a damaged record, not something to truncate)."""
+        if len(self.step_s) != len(self.control_s):
+            raise ValueError(
+                f"{self.strategy}/{self.shape} N={self.batch_size}: {len(self.step_s)} subject "
+                f"blocks but {len(self.control_s)} twin blocks"
+            )
+        return [s / c for s, c in zip(self.step_s, self.control_s, strict=True)]
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -286,7 +304,7 @@ class Manifest:
 
     run_id: str
     plan: dict
-    status: str = "running"  # running | interrupted | complete
+    status: RunStatus = RunStatus.RUNNING
     command: str = ""
     argv: list = field(default_factory=list)
     started: str = ""
@@ -299,6 +317,9 @@ class Manifest:
     environment: dict = field(default_factory=dict)  # versions and machine (run.machine)
     suite_commit: str = ""
     schema_version: int = SCHEMA_VERSION
+
+    def __post_init__(self):
+        self.status = RunStatus(self.status)
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -85,3 +85,17 @@ def test_the_mindspore_tier_fails_rather_than_skips_where_mindspore_must_be(envi
     outcome = pytest.fail.Exception if required else pytest.skip.Exception
     with pytest.raises(outcome, match="MindSpore is"):
         require_mindspore(environ, name="no_such_module_for_this_test")
+
+
+def test_an_unexpected_harness_error_exits_3_with_its_traceback(tmp_path, monkeypatch, capsys):
+    from bench import cli
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(cli, "_run", boom)
+    assert cli.main(["--gate-only", "--results-dir", str(tmp_path)]) == 3
+    err = capsys.readouterr().err
+    assert "Traceback" in err and err.rstrip().endswith(
+        "bench: internal error (a bug of the suite): RuntimeError('a bug')"
+    )

@@ -3,6 +3,8 @@ does); a newer file, or an older one with no upgrade path, is refused with the r
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from bench.core.schema import (
@@ -100,3 +102,25 @@ def test_the_current_version_reads_as_it_is():
     assert check_version({"schema_version": SCHEMA_VERSION}, "f") == SCHEMA_VERSION
     data = {**V2_VERDICT, "schema_version": SCHEMA_VERSION}
     assert upgrade(data, "verdict") is data
+
+
+def _timing(step_s, control_s) -> Timing:
+    cell = ("clip", "assign", "s", "graph", 64, 0, "control/s", "update", 10)
+    return Timing(*cell, step_s, control_s)
+
+
+def test_ratios_pair_rounds_and_refuse_lists_of_unequal_length():
+    assert _timing([2.0, 3.0], [1.0, 2.0]).ratios == [2.0, 1.5]
+    with pytest.raises(ValueError, match="assign/s N=64: 2 subject blocks but 1 twin blocks"):
+        _timing([2.0, 3.0], [1.0]).ratios  # noqa: B018 - the property raises
+
+
+def test_the_run_status_has_a_type():
+    from bench.core.schema import RunStatus
+
+    base = {"run_id": "r", "plan": {}, "schema_version": 3}
+    m = Manifest.from_dict({**base, "status": "interrupted"})
+    assert m.status is RunStatus.INTERRUPTED
+    assert json.dumps(m.to_dict()["status"]) == '"interrupted"'
+    with pytest.raises(ValueError):
+        Manifest.from_dict({**base, "status": "halfway"})
