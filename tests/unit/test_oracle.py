@@ -100,3 +100,22 @@ def test_a_run_of_steps_gets_the_first_kind_and_counts_the_rest():
 )
 def test_a_signature_compares_what_a_verdict_is(status, kind, detail, want):
     assert signature(status, kind, detail) == want
+
+
+def test_the_reading_labels_are_the_words_the_records_keep():
+    s = step(AFTER, 1.0, 1.0, NEW)
+    assert (BEFORE, AFTER) == ("before", "after") and s.output == "before"
+
+
+def test_a_cell_with_two_kinds_is_named_by_the_first_in_the_order_and_keeps_both():
+    s = step(AFTER, 1.0, 1.0, 1.0)  # the write dropped and the read kept the old limit
+    assert s.kinds(AFTER) == [Kind.WRITE_DROPPED, Kind.STALE_READ]
+    found = verdict([s], AFTER, "N")
+    assert found.kind == "write dropped" and found.kinds == ["write dropped", "stale read"]
+
+
+def test_only_more_than_one_bad_step_is_counted_in_the_detail():
+    bad = step(BEFORE, 1.0, 1.0, 1.0)
+    assert "more of" not in verdict([bad], BEFORE, "N").detail
+    two = verdict([bad, step(BEFORE, 1.0, 1.0, 1.0, index=2)], BEFORE, "N")
+    assert two.detail.endswith("(and 1 more of 2 steps)")
