@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import json
+import re
 import sys
 from pathlib import Path, PurePath
 
@@ -21,6 +22,7 @@ from bench.core.io import write_json_atomic
 from bench.core.paths import ROOT
 
 PREFIX, SUFFIX = "UNSERIALIZABLE[", "]"
+REPR = re.compile(r"(UNSERIALIZABLE\[)?[A-Z]\w*\(.*\)\]?$", re.S)
 
 
 def portable_path(path, root=ROOT) -> str:
@@ -65,11 +67,21 @@ def plain_params(output_json: dict, root: Path | str = ROOT) -> dict:
     return output_json
 
 
+def is_repr(value) -> bool:
+    """A dataclass's repr kept as text: ``UNSERIALIZABLE[Item(...)]`` (pytest-benchmark's JSON
+    encoder) or a bare ``Item(...)`` (``json.dumps(default=str)``)."""
+    return isinstance(value, str) and bool(REPR.match(value))
+
+
 def from_repr(text: str) -> dict:
-    """``UNSERIALIZABLE[Name(a=1, b='x')]`` (a dataclass's repr) as ``{"a": 1, "b": "x"}``."""
-    if not (text.startswith(PREFIX) and text.endswith(SUFFIX)):
-        raise ValueError(f"not an UNSERIALIZABLE repr: {text[:60]!r}")
-    call = ast.parse(text[len(PREFIX) : -len(SUFFIX)], mode="eval").body
+    """``UNSERIALIZABLE[Name(a=1, b='x')]`` or ``Name(a=1, b='x')`` (a dataclass's repr) as
+    ``{"a": 1, "b": "x"}``."""
+    if text.startswith(PREFIX) and text.endswith(SUFFIX):
+        text = text[len(PREFIX) : -len(SUFFIX)]
+    try:
+        call = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        call = None
     if not isinstance(call, ast.Call) or call.args:
         raise ValueError(f"not a dataclass repr: {text[:60]!r}")
     return {k.arg: ast.literal_eval(k.value) for k in call.keywords}
@@ -115,10 +127,7 @@ def rewrite_run(run_dir: Path | str) -> list[Path]:
     for path, d in data.items():
         for bench in d.get("benchmarks", []) if path.name != "manifest.json" else []:
             params = bench.get("params") or {}
-            bench["params"] = {
-                k: from_repr(v) if isinstance(v, str) and v.startswith(PREFIX) else v
-                for k, v in params.items()
-            }
+            bench["params"] = {k: from_repr(v) if is_repr(v) else v for k, v in params.items()}
     manifest = data[run_dir / "manifest.json"]
     run_id = str(manifest.get("run_id") or run_dir.name)
     roots = _old_roots(run_id, manifest, (s for d in data.values() for s in _strings(d)))

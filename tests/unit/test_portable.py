@@ -66,8 +66,11 @@ def test_a_repr_is_read_back_as_its_fields():
         "dims": {"read": "view"},
         "k": 3,
     }
-    with pytest.raises(ValueError, match="not an UNSERIALIZABLE repr"):
-        portable.from_repr("Item(a=1)")
+    assert portable.from_repr("Item(a=1, b='x')") == {"a": 1, "b": "x"}  # json default=str
+    assert portable.is_repr("Item(a=1)") and portable.is_repr(text)
+    assert not portable.is_repr("assign@inline-param-after-expr-graph-N64")
+    with pytest.raises(ValueError, match="not a dataclass repr"):
+        portable.from_repr("Item(1, 2)")
 
 
 def test_a_run_written_before_is_rewritten_in_place(tmp_path):
