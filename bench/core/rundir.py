@@ -34,6 +34,7 @@ from pathlib import Path
 
 from bench.core.io import read_json, write_json_atomic
 
+_VERDICT = re.compile(r"^(?P<strategy>[^@]+)@(?P<shape>.+)-(?P<mode>[a-z_]+)$")
 _TEST = re.compile(r"^(?P<strategy>[^@]+)@(?P<shape>.+)-(?P<mode>[a-z_]+)-N(?P<size>\d+)$")
 
 
@@ -71,6 +72,20 @@ class CellId:
         if not m:
             raise ValueError(f"not a cell id: {test_id!r}")
         return cls(m["strategy"], m["shape"], m["mode"], int(m["size"]))
+
+
+def verdict_name(strategy: str, shape: str, mode: str) -> str:
+    """A verdict's name (a reproduction script's, without ``.py``): ``<strategy>@<shape>-<mode>``
+    (a cell id without the size)."""
+    return f"{strategy}@{shape}-{mode}"
+
+
+def parse_verdict_name(name: str) -> tuple[str, str, str]:
+    """(strategy, shape, mode) of ``verdict_name`` (a trailing ``.py`` is ignored)."""
+    m = _VERDICT.match(name.removesuffix(".py"))
+    if not m:
+        raise ValueError(f"not a verdict name (STRATEGY@SHAPE-MODE): {name!r}")
+    return m["strategy"], m["shape"], m["mode"]
 
 
 def k_key(control: str, size: int) -> str:

@@ -13,7 +13,7 @@ from bench.core.records import Records
 from bench.core.schema import Status
 from bench.measured.shapes import CONTROL
 
-CRASHES = ("crashed", "timeout")
+CRASHES = (Status.CRASHED.value, Status.TIMEOUT.value)
 
 
 def _outcome(v) -> str:
