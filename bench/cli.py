@@ -1,11 +1,8 @@
 """``python -m bench`` (what ``nox -s bench`` runs): check the arguments, run, report.
 
-Exit codes: 0 = every final verdict is the one recorded for this MindSpore release in
-``expected/`` (a new cell that works needs no line) and no timing process crashed; 1 = a verdict
-differs from the record, a failure has no line, a strategy file was refused, or a timing process
-crashed or hung; 2 = a bad argument (nothing was run); 3 = the harness itself failed (a bug: the
-message names the log); 130 = interrupted (finished cells are kept, ``--resume`` finishes the
-run).
+Exit codes (decided in ``bench.core.exits``, which says what each means): 0 = as recorded;
+1 = a verdict differs from the record, a strategy file was refused or a timing process crashed
+(the last line says which); 2 = a bad argument; 3 = the harness failed; 130 = interrupted.
 """
 
 from __future__ import annotations
@@ -23,8 +20,11 @@ from bench.core.args import (
     positive_float,
     positive_int,
 )
+from bench.core.exits import Exit, Outcome, combine, exit_code
 from bench.core.io import read_json
+from bench.core.portable import portable_path
 from bench.core.rundir import new_run_id
+from bench.core.schema import RunStatus
 from bench.measured import discovery, modes, workloads
 from bench.run import runner
 from bench.run.plan import TIERS, Plan
@@ -169,7 +169,7 @@ def make_plan(args, work) -> Plan:
         strategies=tuple(choose("strategy", args.strategies, names)),
         modes=tuple(choose("mode", args.modes, modes.MODE_NAMES)),
         batch_sizes=tuple(sorted(set(args.batch_sizes or work.batch_sizes))),
-        strategies_dir=str(args.strategies_dir.resolve()),
+        strategies_dir=portable_path(args.strategies_dir.resolve()),  # relative in raw data
         precision=TIERS["quick" if args.quick else "rigorous" if args.rigorous else "default"],
         shapes=tuple(choose("shape", args.shapes, every_shape)) if args.shapes else None,
         threads=args.threads,
@@ -193,6 +193,8 @@ def is_reference(plan: Plan, work) -> bool:
 def _list(args, work) -> int:
     for name in discovery.strategy_names(args.strategies_dir):
         print(f"strategy  {name}")
+    for note in discovery.skipped_notes(args.strategies_dir):
+        print(note)
     for layout in ("scalar", "vector"):
         for shape in work.shapes(layout):
             print(f"shape     {shape.name:32s} ({layout}) {work.describe(shape, layout)}")
@@ -241,7 +243,7 @@ def _run(args, argv, plan: Plan, run_dir: Path, results: Path, publish: bool) ->
     code = terminal.print_summary(
         run_dir, record=args.record, folder=args.expected_dir, varying=args.record_varying
     )
-    if status == "interrupted":
+    if status == RunStatus.INTERRUPTED:
         hint = [] if plan.workload == paths.DEFAULT_WORKLOAD else ["--workload", plan.workload]
         if results != paths.results_dir(plan.workload).resolve():
             hint += ["--results-dir", str(results)]
@@ -258,7 +260,7 @@ def _run(args, argv, plan: Plan, run_dir: Path, results: Path, publish: bool) ->
             plots = (args.plots_dir or paths.plots_dir(plan.workload)).resolve()
             out += ["--plots-dir", str(plots), "--publish"]
         report_main.main([run_dir.name, *out])
-    return 130 if status == "interrupted" else code
+    return int(exit_code(Outcome(interrupted=True))) if status == RunStatus.INTERRUPTED else code
 
 
 def main(argv=None) -> int:
@@ -282,7 +284,7 @@ def main(argv=None) -> int:
         runs = [_prepare(args, workloads.get(name)) for name in names]
     except UsageError as err:
         print(f"bench: error: {err}", file=sys.stderr)
-        return 2
+        return int(exit_code(Outcome(usage_error=True)))
     from bench.run.forked import HarnessError
 
     codes = []
@@ -291,7 +293,13 @@ def main(argv=None) -> int:
             codes.append(_run(args, argv, plan, run_dir, results, publish))
         except HarnessError as err:
             print(f"bench: internal error: {err}", file=sys.stderr)
-            return 3
-        if codes[-1] == 130:
+            return int(exit_code(Outcome(harness_error=True)))
+        except Exception as err:  # anything else the suite did not expect is a bug of the suite
+            import traceback
+
+            traceback.print_exc()
+            print(f"bench: internal error (a bug of the suite): {err!r}", file=sys.stderr)
+            return int(exit_code(Outcome(harness_error=True)))
+        if codes[-1] == Exit.INTERRUPTED:
             break
-    return 130 if 130 in codes else max(codes)
+    return int(combine(codes))

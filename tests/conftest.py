@@ -4,6 +4,7 @@ pytest.mark.mindspore``) and takes the ``ms`` fixture; the full conformance gate
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -19,10 +20,27 @@ RUN = FIXTURES / "runs" / "complete"
 
 @pytest.fixture(scope="session")
 def ms():
-    """MindSpore on the CPU; the tests that take this fixture need the measuring environment."""
-    mindspore = pytest.importorskip("mindspore")
+    """MindSpore on the CPU; the tests that take this fixture need the measuring environment.
+
+    Where MindSpore must be present (``CI`` set, or ``BENCH_REQUIRE_MINDSPORE=1``) a missing
+    MindSpore fails the tier instead of skipping it."""
+    mindspore = require_mindspore(os.environ)
     mindspore.set_device("CPU")
     return mindspore
+
+
+def mindspore_required(environ) -> bool:
+    return bool(environ.get("CI")) or environ.get("BENCH_REQUIRE_MINDSPORE") == "1"
+
+
+def require_mindspore(environ, name: str = "mindspore"):
+    """Import MindSpore: skip where it may be missing, fail where it must be present."""
+    try:
+        return __import__(name)
+    except ImportError as exc:
+        if mindspore_required(environ):
+            pytest.fail(f"MindSpore is required here (CI / BENCH_REQUIRE_MINDSPORE=1): {exc}")
+        pytest.skip(f"MindSpore is not installed ({exc})")
 
 
 @pytest.fixture(scope="session")

@@ -50,7 +50,7 @@ def key(v: Verdict) -> tuple[str, str, str, str]:
 
 def accepts(recorded: str, observed: str) -> bool:
     if recorded == VARIES:
-        return observed == "works" or observed.startswith("incorrect")
+        return observed == Status.WORKS or observed.startswith(Status.INCORRECT)
     return recorded == observed
 
 

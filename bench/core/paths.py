@@ -38,12 +38,14 @@ def reference(raw: Path) -> Path | None:
     a subset run, is never the reference while such a run exists. Else the newest."""
     import json
 
+    from bench.core.schema import RunStatus
+
     found = runs(raw)
     for run in reversed(found):
         try:
             manifest = json.loads((run / "manifest.json").read_text())
         except (OSError, ValueError):
             continue
-        if manifest.get("status") == "complete" and manifest.get("publish"):
+        if manifest.get("status") == RunStatus.COMPLETE and manifest.get("publish"):
             return run
     return found[-1] if found else None

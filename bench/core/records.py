@@ -76,7 +76,7 @@ def read_timing(run: RunDir, problems: list[str]) -> list[TimingFile]:
         if not (isinstance(data, dict) and isinstance(data.get("suite"), dict)):
             problems.append(f"{path.name}: no 'suite' object, skipped")
             continue
-        check_version(data["suite"], path.name)
+        check_version(data["suite"], path.name, "timing")
         file = TimingFile(path, data["suite"])
         for bench in data.get("benchmarks", []):
             if bench.get("extra_info", {}).get("kind") == RACE_ROUNDS:

@@ -7,6 +7,8 @@ checkpoint that keeps a dying timing process's finished cells.
     variants/<strategy>/<shape>.py    the generated code (regenerated from the strategy files;
                                       not committed: ``nox -s repro`` writes any of them again)
     gate/<mode>.r<replica>.p<part>.jsonl  one Verdict per line, appended as the gate finishes
+    gate/fixed.jsonl                  verdicts known without gating (a refused file, a shape
+                                      the workload cannot express), written at generate
     prepare/<mode>.json               steps per block (k) and the shape screen, per mode
     prepare/selection.json            which shape of each strategy is timed, and why
     prepare/bandwidth.json            the memory bandwidth (workloads with a floor)
@@ -32,6 +34,7 @@ from pathlib import Path
 
 from bench.core.io import read_json, write_json_atomic
 
+_VERDICT = re.compile(r"^(?P<strategy>[^@]+)@(?P<shape>.+)-(?P<mode>[a-z_]+)$")
 _TEST = re.compile(r"^(?P<strategy>[^@]+)@(?P<shape>.+)-(?P<mode>[a-z_]+)-N(?P<size>\d+)$")
 
 
@@ -69,6 +72,20 @@ class CellId:
         if not m:
             raise ValueError(f"not a cell id: {test_id!r}")
         return cls(m["strategy"], m["shape"], m["mode"], int(m["size"]))
+
+
+def verdict_name(strategy: str, shape: str, mode: str) -> str:
+    """A verdict's name (a reproduction script's, without ``.py``): ``<strategy>@<shape>-<mode>``
+    (a cell id without the size)."""
+    return f"{strategy}@{shape}-{mode}"
+
+
+def parse_verdict_name(name: str) -> tuple[str, str, str]:
+    """(strategy, shape, mode) of ``verdict_name`` (a trailing ``.py`` is ignored)."""
+    m = _VERDICT.match(name.removesuffix(".py"))
+    if not m:
+        raise ValueError(f"not a verdict name (STRATEGY@SHAPE-MODE): {name!r}")
+    return m["strategy"], m["shape"], m["mode"]
 
 
 def k_key(control: str, size: int) -> str:
@@ -123,6 +140,11 @@ class RunDir:
     def gate_file(self, mode: str, replica: int, part: int = 0) -> Path:
         """The verdict lines of one gate process (``part``: one of a mode's parallel chunks)."""
         return self.gate / f"{mode}.r{replica}.p{part}.jsonl"
+
+    @property
+    def fixed(self) -> Path:
+        """Verdicts decided at generate, without a gate process (see the module docstring)."""
+        return self.gate / "fixed.jsonl"
 
     def gate_files(self) -> list[Path]:
         return sorted(self.gate.glob("*.jsonl"))

@@ -9,8 +9,9 @@ A run folder (``bench.core.rundir.RunDir``) holds:
   reads it), with a :class:`Timing` in each benchmark's ``extra_info`` and the worker's facts in
   a top-level ``suite`` object.
 
-Readers call :func:`check_version`: a file of another version than this code writes is refused
-with a message that says which (runs of older suites are re-run, not converted). Progress from a
+Readers call :func:`upgrade` (or :func:`check_version`): a record of an older version is read
+through the upgrade functions of ``UPGRADES`` (one per version step, as pyperf does), a newer one
+or an older one with no upgrade path is refused with a message that says which. Progress from a
 worker to the runner is a JSON line too (:func:`event_line`).
 """
 
@@ -23,6 +24,17 @@ from enum import Enum
 
 SCHEMA_VERSION = 3
 EVENT_PREFIX = "@@bench "  # a worker's progress line: this prefix, then one JSON object
+
+
+class RunStatus(str, Enum):
+    """How a run stands (``Manifest.status``)."""
+
+    RUNNING = "running"
+    INTERRUPTED = "interrupted"
+    COMPLETE = "complete"
+
+    def __str__(self) -> str:
+        return self.value
 
 
 class SchemaError(ValueError):
@@ -145,24 +157,63 @@ def signature(status: str, kind: str = "", detail: str = "") -> str:
     return status
 
 
-def check_version(data: dict, what: str) -> int:
-    """The schema version of ``data``; SchemaError unless it is the one this code writes."""
+def _verdict_2_to_3(data: dict) -> dict:
+    """Version 2 judged every cell against the cell's intended result and let a strategy file
+    declare its failures (``expected``, ``declared``); version 3 judges the code's meaning and
+    names the kind. A version-2 verdict is kept as it was judged: against the intent, no kind."""
+    out = {k: v for k, v in data.items() if k not in ("expected", "declared")}
+    return {**out, "intended": True, "kind": "", "kinds": [], "schema_version": 3}
+
+
+def _fields_added_2_to_3(data: dict) -> dict:
+    """Version 3 only added fields with defaults (timing ``stage``; manifest ``refused``,
+    ``environment``, ``suite_commit``)."""
+    return {**data, "schema_version": 3}
+
+
+# kind of record -> {version: function that turns a record of that version into the next one}
+UPGRADES = {
+    "verdict": {2: _verdict_2_to_3},
+    "timing": {2: _fields_added_2_to_3},
+    "manifest": {2: _fields_added_2_to_3},
+}
+
+
+def check_version(data: dict, what: str, kind: str | None = None) -> int:
+    """The schema version of ``data``; SchemaError unless this code writes it or can upgrade it
+    (``kind``: which ``UPGRADES`` chain applies; None: only the current version is read)."""
     if not isinstance(data, dict):
         raise SchemaError(f"{what}: not a JSON object")
     version = data.get("schema_version", 1)
-    if not isinstance(version, int) or version < 1:
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise SchemaError(f"{what}: bad schema_version {version!r}")
     if version > SCHEMA_VERSION:
         raise SchemaError(
             f"{what}: schema_version {version} is newer than this suite reads "
             f"({SCHEMA_VERSION}); update the suite (git pull) to read it"
         )
-    if version < SCHEMA_VERSION:
+    steps = UPGRADES.get(kind, {})
+    if version < SCHEMA_VERSION and not all(v in steps for v in range(version, SCHEMA_VERSION)):
         raise SchemaError(
             f"{what}: schema_version {version} was written by an older suite (this one reads "
-            f"{SCHEMA_VERSION}); re-run it with this suite"
+            f"{SCHEMA_VERSION} and upgrades {_upgradable(kind)}); re-run it with this suite"
         )
     return version
+
+
+def _upgradable(kind: str | None) -> str:
+    steps = sorted(UPGRADES.get(kind, {}))
+    return f"{kind} records from version {steps[0]}" if steps else "nothing older"
+
+
+def upgrade(data: dict, kind: str, what: str | None = None) -> dict:
+    """``data`` as the current version: older versions go through ``UPGRADES[kind]`` step by
+    step; SchemaError for a version it cannot read."""
+    version = check_version(data, what or kind, kind)
+    while version < SCHEMA_VERSION:
+        data = UPGRADES[kind][version](data)
+        version = data["schema_version"]
+    return data
 
 
 def _build(cls, data: dict):
@@ -209,8 +260,7 @@ class Verdict:
 
     @classmethod
     def from_dict(cls, data: dict) -> Verdict:
-        check_version(data, "verdict")
-        return _build(cls, data)
+        return _build(cls, upgrade(data, "verdict"))
 
 
 @dataclass(frozen=True)
@@ -251,7 +301,14 @@ class Timing:
 
     @property
     def ratios(self) -> list[float]:
-        return [s / c for s, c in zip(self.step_s, self.control_s)]
+        """Per round, the subject's block over its paired twin block (the lists pair by round:
+        unequal lengths are a damaged record, not something to truncate)."""
+        if len(self.step_s) != len(self.control_s):
+            raise ValueError(
+                f"{self.strategy}/{self.shape} N={self.batch_size}: {len(self.step_s)} subject "
+                f"blocks but {len(self.control_s)} twin blocks"
+            )
+        return [s / c for s, c in zip(self.step_s, self.control_s, strict=True)]
 
     def versus(self, other: Timing) -> list[float]:
         """Per-round whole-step ratios to another member of the same race (its same rounds)."""
@@ -264,8 +321,7 @@ class Timing:
 
     @classmethod
     def from_dict(cls, data: dict) -> Timing:
-        check_version(data, "timing")
-        return _build(cls, data)
+        return _build(cls, upgrade(data, "timing"))
 
 
 RACE_ROUNDS = "race rounds"  # the ``extra_info`` kind of a race's whole-round record: no Timing
@@ -277,7 +333,7 @@ class Manifest:
 
     run_id: str
     plan: dict
-    status: str = "running"  # running | interrupted | complete
+    status: RunStatus = RunStatus.RUNNING
     command: str = ""
     argv: list = field(default_factory=list)
     started: str = ""
@@ -291,13 +347,15 @@ class Manifest:
     suite_commit: str = ""
     schema_version: int = SCHEMA_VERSION
 
+    def __post_init__(self):
+        self.status = RunStatus(self.status)
+
     def to_dict(self) -> dict:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict) -> Manifest:
-        check_version(data, "manifest")
-        return _build(cls, data)
+        return _build(cls, upgrade(data, "manifest"))
 
 
 def event_line(event: str, **data) -> str:

@@ -104,7 +104,7 @@ def final(verdicts: list[Verdict], cells: list[dict]) -> list[Verdict]:
     for key, group in sorted(groups.items()):
         v = merge_replicas(group)
         runs = timed.get(key, [])
-        wrong = [c for c in runs if c.get("status") == "incorrect"]
+        wrong = [c for c in runs if c.get("status") == Status.INCORRECT]
         if runs:
             v = replace(
                 v,

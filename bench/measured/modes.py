@@ -46,9 +46,13 @@ class Mode:
         return cell
 
 
+# The mode names: the one place they are spelled (everything else uses these or MODES).
+GRAPH, PYNATIVE, JIT_AST = "graph", "pynative", "jit_ast"
+JIT_BYTECODE, PYNATIVE_BLOCKING = "jit_bytecode", "pynative_blocking"
+
 MODES = {
-    "graph": Mode(
-        "graph",
+    GRAPH: Mode(
+        GRAPH,
         "GRAPH_MODE",
         "GRAPH_MODE",
         "set_context(mode=GRAPH_MODE): the cell is compiled",
@@ -58,24 +62,24 @@ MODES = {
     # (assign, assign_add, stop_gradient, set_data) drain the queue. On a 2-core machine a block
     # of a few steps is dominated by one drain (~4 ms scheduler slices), so blocks run >= 64 steps
     # and the numbers are a distribution (findings/README.md).
-    "pynative": Mode(
-        "pynative",
+    PYNATIVE: Mode(
+        PYNATIVE,
         "PYNATIVE_MODE",
         "PYNATIVE_MODE",
         "set_context(mode=PYNATIVE_MODE): eager, as users run it",
         min_steps=64,
         distribution=True,
     ),
-    "jit_ast": Mode(
-        "jit_ast",
+    JIT_AST: Mode(
+        JIT_AST,
         'jit(capture_mode="ast")',
         "PYNATIVE_MODE",
         'PYNATIVE + cell.construct = jit(construct, capture_mode="ast")',
         capture_mode="ast",
         compiled=True,
     ),
-    "jit_bytecode": Mode(
-        "jit_bytecode",
+    JIT_BYTECODE: Mode(
+        JIT_BYTECODE,
         'jit(capture_mode="bytecode")',
         "PYNATIVE_MODE",
         'PYNATIVE + cell.construct = jit(construct, capture_mode="bytecode")',
@@ -84,8 +88,8 @@ MODES = {
     ),
     # The controlled configuration: launch_blocking() runs every op synchronously, no queue
     # threads. Its numbers are stable on 2 cores; they are not what a default user sees.
-    "pynative_blocking": Mode(
-        "pynative_blocking",
+    PYNATIVE_BLOCKING: Mode(
+        PYNATIVE_BLOCKING,
         "PYNATIVE_MODE + launch_blocking()",
         "PYNATIVE_MODE",
         "PYNATIVE + mindspore.runtime.launch_blocking(): ops run synchronously (diagnostic)",

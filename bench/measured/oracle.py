@@ -4,7 +4,7 @@ The expected result of a shape is what *its code* means, not what the cell was m
 eager semantics (NumPy, PyTorch, MindSpore's own PYNATIVE) a local name bound to a Parameter is the
 same object, a ``reshape`` of it is a view that sees in-place writes, and a ``copy()`` is a
 snapshot. So whether a read taken before a write sees the written value depends on the read and on
-the write (``bench.measured.shapes.codegen.write_semantics``); each workload derives it per shape
+the write (declared per API in ``bench.measured.apis``); each workload derives it per shape
 (``Template.meaning``): ``before`` (the read sees the state from before the step's write) or
 ``after`` (it sees the value the write stores).
 
@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from bench.core.schema import KINDS, Kind
+from bench.core.schema import KINDS, Kind, Status
 
 BEFORE, AFTER = "before", "after"  # what a read sees: the state before the write, or after it
 
@@ -75,7 +75,7 @@ class Step:
 class Observation:
     """The gate's (or a reproduction's) account of one variant in one mode."""
 
-    status: str  # "works" | "raises" | "incorrect"
+    status: str  # Status.WORKS | Status.RAISES | Status.INCORRECT
     kind: str = ""  # the first kind of an incorrect one
     kinds: list = field(default_factory=list)
     detail: str = ""
@@ -147,13 +147,13 @@ def verdict(steps: list[Step], meaning: str, symbol: str) -> Observation:
     kinds = [k for k in KINDS if any(k in s.kinds(meaning) for s in steps)]
     bad = [s for s in steps if not s.ok]
     if not bad:
-        return Observation("works", steps=[asdict(s) for s in steps])
+        return Observation(Status.WORKS, steps=[asdict(s) for s in steps])
     first = bad[0]
     detail = f"{kinds[0]} at step {first.step} ({symbol}={first.size}): {first.note}"
     if len(bad) > 1:
         detail += f" (and {len(bad) - 1} more of {len(steps)} steps)"
     return Observation(
-        "incorrect", str(kinds[0]), [str(k) for k in kinds], detail, [asdict(s) for s in steps]
+        Status.INCORRECT, str(kinds[0]), [str(k) for k in kinds], detail, [asdict(s) for s in steps]
     )
 
 
@@ -219,7 +219,7 @@ def observe(
             cell, params = runtime.build(variant_class, size)
             step = mode.prepare(cell)
         except Exception as exc:
-            return Observation("raises", detail=f"building the cell: {first_line(exc)}")
+            return Observation(Status.RAISES, detail=f"building the cell: {first_line(exc)}")
         before = runtime.observe(params)
         history = []
         for i in range(1, count + 1):
@@ -230,7 +230,7 @@ def observe(
                 after = runtime.observe(params)
             except Exception as exc:
                 where = f"step {i} ({runtime.size_symbol}={size})"
-                return Observation("raises", detail=f"{where}: {first_line(exc)}")
+                return Observation(Status.RAISES, detail=f"{where}: {first_line(exc)}")
             earlier = {
                 j: runtime.expect(size, seed + i - 1, state, BEFORE, update).output
                 for j, state in reversed(history[-HISTORY:])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import mindspore as ms
 
+from bench.core.schema import Status
 from bench.measured.modes import MODES
 from bench.measured.oracle import observe, signature
 
@@ -27,7 +28,7 @@ def reproduce(variant_class, runtime, mode: str, meaning: str, recorded: dict) -
     for step in found.steps:
         label = "as the code means" if not step["note"] else step["note"]
         print(f"  step {step['step']} ({runtime.size_symbol}={step['size']}): {label}")
-    if found.status == "raises":
+    if found.status == Status.RAISES:
         print(f"  {found.detail}")
     got = signature(found.status, found.kind, found.detail)
     want = signature(recorded["status"], recorded.get("kind", ""), recorded.get("detail", ""))

@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass, field
 
 from bench.core.cellstats import EQUIVALENT, SLOWER, UNDETERMINED, across, as_fast
+from bench.core.schema import Status
 from bench.measured.apis import PLATFORM
 from bench.measured.shapes import Shape
 from bench.report.load import RunData
@@ -40,7 +41,9 @@ def scope_failures(run: RunData, strategy: str, mode: str) -> list[tuple[str, st
     """[(shape, what it does)] of the in-scope shapes that are not correct; None when the
     strategy has no in-scope shape here (it cannot be written in this workload)."""
     v = run.verdicts
-    rows = v[(v.strategy == strategy) & (v["mode"] == mode) & (v.status != "inexpressible")]
+    rows = v[
+        (v.strategy == strategy) & (v["mode"] == mode) & (v.status != Status.INEXPRESSIBLE.value)
+    ]
     rows = rows[
         rows.dims.map(lambda d: run.work.in_scope(Shape(tuple(d.items()))) if d else True).astype(
             bool
@@ -48,7 +51,7 @@ def scope_failures(run: RunData, strategy: str, mode: str) -> list[tuple[str, st
     ]
     if rows.empty:
         return None
-    bad = rows[rows.status != "works"]
+    bad = rows[rows.status != Status.WORKS.value]
     return [(r.shape, f"{r.label}: {r.kind}" if r.kind else r.label) for r in bad.itertuples()]
 
 

@@ -23,6 +23,7 @@ from scipy.stats import false_discovery_control, norm
 
 from bench.core import paths
 from bench.core.args import OneLineParser, UsageError
+from bench.core.schema import Status
 from bench.measured.modes import label
 from bench.report import fmt, load
 from bench.report.main import find_run
@@ -59,7 +60,7 @@ def compare(a: load.RunData, b: load.RunData) -> pd.DataFrame:
             continue
         for cid, ca in ma.cells.items():
             cb = mb.cells.get(cid)
-            if cb is None or ca.status != "works" or cb.status != "works":
+            if cb is None or ca.status != Status.WORKS.value or cb.status != Status.WORKS.value:
                 continue
             ea, eb = ca.estimate, cb.estimate
             diff = eb.log_ratio - ea.log_ratio

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from bench.core.bandwidth import floor_seconds
+from bench.core.schema import Status
 from bench.measured.modes import MODES, label
 from bench.report import fmt
 from bench.report.load import RunData
@@ -48,7 +49,7 @@ def per_mode(run: RunData) -> list[str]:
                 c = cells.get(n)
                 if c is None:
                     line.append("–")
-                elif c.status != "works":
+                elif c.status != Status.WORKS.value:
                     line.append("silently wrong while timed")
                 elif c.twin_invalid:
                     line.append(f"twin invalid (whole step {fmt.duration(c.step_s)})")
@@ -217,7 +218,7 @@ def floors(run: RunData) -> pd.DataFrame:
     work, cells = run.work, run.cells
     if not work.floor_kernel or cells.empty or not run.bandwidth:
         return pd.DataFrame()
-    rows = cells[(cells.role == "update") & (cells.status == "works")].copy()
+    rows = cells[(cells.role == "update") & (cells.status == Status.WORKS.value)].copy()
     dims = {(r.strategy, r.shape): r.dims for r in run.verdicts.itertuples()}
     rows["bytes"] = [
         work.bytes_moved(dims.get((r.strategy, r.shape), {}), r.size) for r in rows.itertuples()

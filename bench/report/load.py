@@ -18,7 +18,7 @@ import pandas as pd
 
 from bench.core import analysis, cellstats, verdicts
 from bench.core.records import Records
-from bench.core.schema import Manifest, signature
+from bench.core.schema import Manifest, Status, signature
 from bench.measured import workloads
 from bench.measured.oracle import calls
 from bench.run.gate import SECOND_ONLY
@@ -192,11 +192,11 @@ def load(run_dir: Path) -> RunData:
     )
     # A strategy in a shape whose final verdict is not "works" (a timing process saw it wrong at
     # one size) is reported as incorrect at every size: none of its numbers is shown as a cost.
-    wrong = {(v.strategy, v.shape, v.mode) for v in final if v.status != "works"}
+    wrong = {(v.strategy, v.shape, v.mode) for v in final if v.status != Status.WORKS.value}
     for m in found.values():
         for c in m.cells.values():
             if c.role == "update" and (c.id.strategy, c.id.shape, c.id.mode) in wrong:
-                c.status = "incorrect"
+                c.status = Status.INCORRECT.value
     screen = pd.DataFrame(
         [
             {

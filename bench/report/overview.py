@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench.core import paths
-from bench.core.schema import KINDS
+from bench.core.schema import KINDS, Status
 from bench.measured import workloads
 from bench.measured.apis import PLATFORM
 from bench.measured.modes import MODES, label
@@ -117,7 +117,7 @@ def summary_page(runs: dict[str, RunData], links: dict[str, str]) -> str:
 
 
 def _kinds(runs) -> list[str]:
-    cols = ["works", *(str(k) for k in KINDS), "raises", "crashes", "hangs"]
+    cols = [Status.WORKS.label, *(str(k) for k in KINDS), Status.RAISES.label, "crashes", "hangs"]
     rows = []
     for mode in _modes(runs):
         counts: dict[str, int] = {}
@@ -127,11 +127,11 @@ def _kinds(runs) -> list[str]:
             v = v[
                 (v["mode"] == mode)
                 & (v.strategy != "control")
-                & ~v.status.isin(["inexpressible", "broken"])
+                & ~v.status.isin([Status.INEXPRESSIBLE.value, Status.BROKEN.value])
             ]
             total += len(v)
             for r in v.itertuples():
-                key = r.kind if r.status == "incorrect" else r.label
+                key = r.kind if r.status == Status.INCORRECT.value else r.label
                 counts[key] = counts.get(key, 0) + 1
         rows.append([label(mode), *(str(counts.get(c, 0)) for c in cols), str(total)])
     return [
@@ -253,7 +253,7 @@ def _entry(run: RunData, e: findings.Entry, links: dict, w: str) -> list[str]:
         )
     where = "; ".join(parts)
     reading = run.work.readings.get(ex.get("meaning"))
-    if not e.outcome.startswith("incorrect"):
+    if not e.outcome.startswith(Status.INCORRECT.value):
         expected = "the step runs (as it does eagerly)"
     else:
         expected = (

@@ -7,10 +7,13 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.core.schema import Status
 from bench.measured.modes import MODES, label
 from bench.report.plots import STATUS_COLOURS, _figure, _heatmap, _log, _save, added, style
 
-WORST = ("silently wrong", "crashes", "hangs", "raises", "works")
+WORST = tuple(
+    s.label for s in (Status.INCORRECT, Status.CRASHED, Status.TIMEOUT, Status.RAISES, Status.WORKS)
+)
 
 
 def answer_figure(runs: dict, answers: dict, path: Path) -> Path | None:
@@ -118,7 +121,7 @@ def correctness_figure(runs: dict, path: Path) -> Path | None:
                 continue
             worst = next(w for w in WORST if w in labels)
             grid[i, j] = codes.index(worst)
-            texts[(i, j)] = f"{labels.count('works')}/{len(labels)}"
+            texts[(i, j)] = f"{labels.count(Status.WORKS.label)}/{len(labels)}"
     fig, (ax,) = _figure(width=2.0 * len(modes) + 3, height=0.35 * len(strategies) + 2.5)
     _heatmap(
         ax,

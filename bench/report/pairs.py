@@ -27,7 +27,7 @@ def outcome(row) -> str:
 
 
 def _rank(out: str) -> tuple:
-    return (out != "works", out)
+    return (out != Status.WORKS.value, out)
 
 
 def minimal_pairs(verdicts: pd.DataFrame) -> pd.DataFrame:

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.core.io import write_bytes_atomic
+from bench.core.schema import Status
 from bench.measured.discovery import strategy_names
 from bench.measured.modes import label
 
@@ -23,9 +24,9 @@ OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "
 MARKERS = "osD^vP*Xh<>p"
 LINES = ("-", "--", ":")
 STATUS_COLOURS = {  # colour-blind safe; the words are the tables' (Status.label)
-    "works": "#009E73",
+    Status.WORKS.label: "#009E73",
     "silently wrong": "#D55E00",
-    "raises": "#E69F00",
+    Status.RAISES.label: "#E69F00",
     "crashes": "#CC79A7",
     "hangs": "#56B4E9",
     "n/a": "#DDDDDD",
@@ -138,7 +139,11 @@ def added(run, mode: str, path: Path, answer: str | None = None) -> Path | None:
 
 def step_time(run, mode: str, path: Path) -> Path | None:
     m = run.analysis.get(mode)
-    cells = [c for c in m.cells.values() if c.status == "works" and c.role == "update"] if m else []
+    cells = (
+        [c for c in m.cells.values() if c.status == Status.WORKS.value and c.role == "update"]
+        if m
+        else []
+    )
     if not cells:
         return None
     styles = style()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from bench.measured import discovery
 from bench.measured.modes import MODES, label
 from bench.report import findings, phrases
 from bench.report.load import RunData
@@ -87,6 +88,7 @@ def blocks(runs: dict[str, RunData], choices: dict) -> dict[str, list[str]]:
         "answers": answers_block(runs, choices),
         "findings": findings_block(runs),
         "runs": runs_block(runs),
+        "contract": discovery.contract_lines(),  # the strategy contract load enforces
     }
 
 

@@ -19,7 +19,7 @@ from scipy.stats import norm
 from bench.core import paths
 from bench.core.args import OneLineParser, UsageError
 from bench.core.io import write_text_atomic
-from bench.core.schema import SchemaError
+from bench.core.schema import SchemaError, Status
 from bench.measured.modes import label
 from bench.report import fmt, load
 from bench.report.shapes_page import matrix_cell
@@ -82,7 +82,7 @@ def overhead(runs: dict) -> list[str]:
             m = run.analysis.get(mode)
             cell = next((c for c in (m.of_role("update") if m else [])
                          if c.id.strategy == strategy and c.id.size == n), None)  # fmt: skip
-            if cell is None or cell.status != "works":
+            if cell is None or cell.status != Status.WORKS.value:
                 line.append("–" if cell is None else "silently wrong while timed")
                 previous = None
                 continue

@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 from bench.core.io import write_text_atomic
+from bench.core.rundir import parse_verdict_name, verdict_name
 from bench.core.schema import Kind
 from bench.measured import discovery
 from bench.measured.shapes import HEADER, Shape, bundle
@@ -36,7 +37,7 @@ BUNDLED_MODES = ("jit_bytecode",)
 
 
 def script_name(strategy: str, shape: str, mode: str) -> str:
-    return f"{strategy}@{shape}-{mode}.py"
+    return f"{verdict_name(strategy, shape, mode)}.py"
 
 
 def variant_text(run: RunData, strategy: str, shape: str) -> str | None:
@@ -129,8 +130,11 @@ def main(argv=None) -> int:
         return 2
     run = load.load(Path(argv[0]))
     cell = argv[1].removesuffix(".py")
-    strategy, _, rest = cell.partition("@")
-    shape, _, mode = rest.rpartition("-")
+    try:
+        strategy, shape, mode = parse_verdict_name(cell)
+    except ValueError as err:
+        print(f"repro: {err}", file=sys.stderr)
+        return 2
     v = run.verdicts
     rows = v[(v.strategy == strategy) & (v["shape"] == shape) & (v["mode"] == mode)]
     if rows.empty:

@@ -7,6 +7,7 @@ from collections import Counter
 
 import pandas as pd
 
+from bench.core.schema import Status
 from bench.measured.modes import label
 from bench.report import fmt, words
 from bench.report.load import RunData
@@ -15,29 +16,32 @@ from bench.report.pairs import minimal_pairs, rules
 
 def phrase(row) -> str:
     """One short phrase for a table cell: ``works``, ``silently wrong: stale read``, ..."""
-    if row.status == "raises":
-        return "raises " + row.outcome.split(": ")[1] if ": " in row.outcome else "raises"
+    if row.status == Status.RAISES.value:
+        label = Status.RAISES.label
+        return f"{label} " + row.outcome.split(": ")[1] if ": " in row.outcome else label
     return f"{row.label}: {row.kind}" if row.kind else row.label
 
 
 def matrix_cell(rows: pd.DataFrame) -> str:
-    rows = rows[rows.status != "inexpressible"]
+    rows = rows[rows.status != Status.INEXPRESSIBLE.value]
     if rows.empty:
         return "n/a"
-    if (rows.status == "broken").all():
+    if (rows.status == Status.BROKEN.value).all():
         return "broken file"
     phrases = [phrase(r) for r in rows.itertuples()]
     if len(set(phrases)) == 1:
         return f"{phrases[0]} ({len(rows)}/{len(rows)})"
-    counts = Counter(p for p in phrases if p != "works")
-    works = phrases.count("works")
+    counts = Counter(p for p in phrases if p != Status.WORKS.label)
+    works = phrases.count(Status.WORKS.label)
     return f"works {works}/{len(rows)} · " + " · ".join(f"{k} {n}" for k, n in counts.most_common())
 
 
 def not_applicable(v: pd.DataFrame) -> list[str]:
     """Strategies with no shape that can be written in this workload (e.g. ``WORKLOADS``)."""
     names = set(v.strategy) - {"control"}
-    return sorted(s for s in names if (v.status[v.strategy == s] == "inexpressible").all())
+    return sorted(
+        s for s in names if (v.status[v.strategy == s] == Status.INEXPRESSIBLE.value).all()
+    )
 
 
 def support(run: RunData) -> list[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from bench.core.schema import KINDS
+from bench.core.schema import KINDS, Status
 from bench.measured.apis import PLATFORM
 from bench.measured.modes import MODES, label
 from bench.report import answer, costs, findings, fmt, phrases, shapes_page, words
@@ -32,11 +32,13 @@ def provenance_line(run: RunData) -> str:
 
 def correct_everywhere(run: RunData, strategy: str, mode: str) -> str:
     v = run.verdicts
-    rows = v[(v.strategy == strategy) & (v["mode"] == mode) & (v.status != "inexpressible")]
-    works = int((rows.status == "works").sum())
+    rows = v[
+        (v.strategy == strategy) & (v["mode"] == mode) & (v.status != Status.INEXPRESSIBLE.value)
+    ]
+    works = int((rows.status == Status.WORKS.value).sum())
     if works == len(rows):
         return f"yes, in all {len(rows)} shapes" if len(rows) > 1 else "yes, in its one shape"
-    bad = rows[rows.status != "works"]
+    bad = rows[rows.status != Status.WORKS.value]
     kinds = Counter(shapes_page.phrase(r) for r in bad.itertuples())
     what = ", ".join(f"{k} in {n}" for k, n in kinds.most_common())
     return f"in {works} of {len(rows)} shapes ({what}; none in {run.work.scope_text})"
@@ -80,12 +82,17 @@ def answer_table(run: RunData) -> list[str]:
 
 def by_kind(run: RunData) -> list[str]:
     v = run.verdicts
-    v = v[(v.strategy != "control") & ~v.status.isin(["inexpressible", "broken"])]
-    cols = ["works", *(str(k) for k in KINDS), "raises", "crashes", "hangs"]
+    v = v[
+        (v.strategy != "control")
+        & ~v.status.isin([Status.INEXPRESSIBLE.value, Status.BROKEN.value])
+    ]
+    cols = [Status.WORKS.label, *(str(k) for k in KINDS), Status.RAISES.label, "crashes", "hangs"]
     rows = []
     for mode in run.modes:
         mine = v[v["mode"] == mode]
-        counts = Counter(r.kind if r.status == "incorrect" else r.label for r in mine.itertuples())
+        counts = Counter(
+            r.kind if r.status == Status.INCORRECT.value else r.label for r in mine.itertuples()
+        )
         rows.append(
             [
                 label(mode) + (" (eager)" if MODES[mode].eager else ""),
@@ -99,7 +106,7 @@ def by_kind(run: RunData) -> list[str]:
 
 def _intent(run: RunData) -> list[str]:
     v = run.verdicts
-    mine = v[(v.strategy != "control") & ~v.intended & (v.status != "inexpressible")]
+    mine = v[(v.strategy != "control") & ~v.intended & (v.status != Status.INEXPRESSIBLE.value)]
     if mine.empty:
         return []
     shapes = sorted(set(mine["shape"]))
@@ -115,7 +122,7 @@ def _intent(run: RunData) -> list[str]:
 
 def _errors(run: RunData) -> list[str]:
     v = run.verdicts
-    rows = v[v.status == "raises"]
+    rows = v[v.status == Status.RAISES.value]
     out = []
     for outcome, g in rows.groupby("outcome"):
         where = sorted({f"`{r.strategy}` {label(r.mode)}" for r in g.itertuples()})

@@ -8,11 +8,12 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from bench.core import expected, verdicts
+from bench.core.exits import Outcome, exit_code, message
 from bench.core.records import Records
 from bench.core.schema import Status
 from bench.measured.shapes import CONTROL
 
-CRASHES = ("crashed", "timeout")
+CRASHES = (Status.CRASHED.value, Status.TIMEOUT.value)
 
 
 def _outcome(v) -> str:
@@ -45,10 +46,9 @@ def print_summary(
             fails = ", ".join(f"{n} {k}" for k, n in counts.most_common())
             parts.append(f"{mode} {works}/{len(mine)}" + (f" ({fails})" if fails else ""))
         out(f"  {name:20s} " + "; ".join(parts))
-    bad = 0
     for name, reason in sorted(manifest.refused.items()):
         out(f"  REFUSED {name}: {reason}")
-        bad += 1
+    differences = []
     version = manifest.plan.get("mindspore", "unknown")
     path = expected.path_for(version, folder or expected.EXPECTED_DIR)
     checked = [v for v in final if v.strategy != CONTROL or v.status != Status.WORKS]
@@ -68,13 +68,14 @@ def print_summary(
             out(f"  {v.strategy}/{v.shape} {v.mode}: {d.observed}; {was}")
             if v.detail:
                 out(f"      {v.detail[:200]}")
-        bad += len(differences)
     crashed = [c for c in rec.cell_statuses if c.get("status") in CRASHES]
     for c in crashed:
         out(f"  timing: {c['test']}: {c['status']}: {c.get('detail', '')[:160]}")
     for p in rec.problems:
         out(f"  problem: {p}")
-    if bad or crashed:
-        out(f"exit 1: {bad} verdict(s) or file(s) not as recorded, {len(crashed)} timing crash(es)")
-        return 1
-    return 0
+    outcome = Outcome(
+        refused=len(manifest.refused), differences=len(differences), crashes=len(crashed)
+    )
+    if message(outcome):
+        out(message(outcome))
+    return int(exit_code(outcome))

@@ -26,9 +26,9 @@ TERMS = {
     "eager semantics": "what the code means when run line by line as NumPy or PyTorch would: a "
     "local name bound to a Parameter is that Parameter, a `reshape` of it is a view that sees "
     "in-place writes, a `copy()` is a snapshot; every verdict compares a mode with this meaning",
-    "works": MEANINGS[Status.WORKS],
+    Status.WORKS.label: MEANINGS[Status.WORKS],
     "silently wrong": MEANINGS[Status.INCORRECT] + "; the kind says how",
-    "raises": MEANINGS[Status.RAISES],
+    Status.RAISES.label: MEANINGS[Status.RAISES],
     "crashes": MEANINGS[Status.CRASHED],
     "hangs": MEANINGS[Status.TIMEOUT],
     "n/a": MEANINGS[Status.INEXPRESSIBLE],

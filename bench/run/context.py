@@ -4,6 +4,7 @@ the progress line, and the variants generated from the strategy files (phase 0, 
 from __future__ import annotations
 
 import importlib.metadata
+import os
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from bench.core.io import read_json, write_json_atomic
 from bench.core.paths import ROOT
+from bench.core.portable import resolve
 from bench.core.rundir import Checkpoint, RunDir, now
 from bench.core.schema import Manifest, Status
 from bench.measured import discovery, modes, workloads
@@ -20,7 +22,11 @@ from bench.run import gate
 from bench.run.machine import environment
 from bench.run.plan import Item, Plan
 from bench.run.progress import Progress
-from bench.run.supervisor import Supervisor
+from bench.run.supervisor import WORKER, Supervisor
+
+# A script run in place of the suite's worker: the tests drive the whole runner with
+# tests/fixtures/fake_worker.py (no MindSpore), see tests/unit/test_runner.py.
+WORKER_ENV = "BENCH_WORKER"
 
 NO_SHAPE = "-"  # the shape of a verdict about a whole strategy (broken, inexpressible workload)
 
@@ -58,14 +64,15 @@ class RunContext:
         self.run = RunDir(run_dir)
         self.plan = plan
         self.workload = workloads.get(plan.workload)
-        self.supervisor = Supervisor(self.run.logs, plan.timeout)
+        worker = (os.environ[WORKER_ENV],) if os.environ.get(WORKER_ENV) else WORKER
+        self.supervisor = Supervisor(self.run.logs, plan.timeout, worker)
         parallel = {"gate": plan.gate_jobs, "prepare": 1, "time": plan.time_jobs}
         self.progress = Progress(out, parallel)
         self.out = out
         self.variants: dict[str, VariantFile] = {}  # key "strategy/shape"
         self.twins: dict[str, VariantFile] = {}  # key "control/<shape>"
         self.strategies: dict[str, discovery.StrategyFile] = {}
-        every = set(discovery.strategy_names(Path(plan.strategies_dir)))
+        every = set(discovery.strategy_names(resolve(plan.strategies_dir)))
         self.full = set(plan.strategies) >= every and not plan.shapes  # the whole matrix
 
     # -- manifest -------------------------------------------------------------------------
@@ -106,18 +113,23 @@ class RunContext:
     def generate(self) -> None:
         """Write every variant and twin file; record broken strategies and inexpressible shapes."""
         start, work = time.monotonic(), self.workload
-        fixed_path = self.run.gate / "fixed.jsonl"
+        fixed_path = self.run.fixed
         fixed_path.unlink(missing_ok=True)
         lines, refused = Checkpoint(fixed_path), {}
+        for note in discovery.skipped_notes(resolve(self.plan.strategies_dir)):
+            self.out(note)
         for name in self.plan.strategies:
             try:
-                strategy = discovery.load(name, Path(self.plan.strategies_dir))
+                strategy = discovery.load(name, resolve(self.plan.strategies_dir))
             except discovery.StrategyLoadError as err:
                 refused[name] = err.reason
                 self._fixed(
                     lines, name, NO_SHAPE, "", Status.BROKEN, f"failed to load: {err.reason}"
                 )
                 continue
+            warning = strategy.semantics_warning()
+            if warning:
+                self.out(f"warning: strategy {name}: {warning}")
             why = work.expressible(strategy)
             if why:
                 detail = f"cannot express the {work.name} workload: {why}"

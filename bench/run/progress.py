@@ -10,29 +10,31 @@ from __future__ import annotations
 import math
 import time
 
+from bench.measured.modes import GRAPH, JIT_AST, JIT_BYTECODE, PYNATIVE, PYNATIVE_BLOCKING
+
 # Seconds per item, measured on this machine: gate (one variant, all its steps, compile
 # included), prepare (one calibration or screened shape), time (one cell in one process).
 MODEL = {
     "gate": {
-        "graph": 0.28,
-        "pynative": 0.06,
-        "pynative_blocking": 0.05,
-        "jit_ast": 0.28,
-        "jit_bytecode": 0.35,
+        GRAPH: 0.28,
+        PYNATIVE: 0.06,
+        PYNATIVE_BLOCKING: 0.05,
+        JIT_AST: 0.28,
+        JIT_BYTECODE: 0.35,
     },
     "prepare": {
-        "graph": 0.6,
-        "pynative": 0.8,
-        "pynative_blocking": 0.5,
-        "jit_ast": 0.6,
-        "jit_bytecode": 0.6,
+        GRAPH: 0.6,
+        PYNATIVE: 0.8,
+        PYNATIVE_BLOCKING: 0.5,
+        JIT_AST: 0.6,
+        JIT_BYTECODE: 0.6,
     },
     "time": {
-        "graph": 0.9,
-        "pynative": 2.0,
-        "pynative_blocking": 1.0,
-        "jit_ast": 0.9,
-        "jit_bytecode": 1.0,
+        GRAPH: 0.9,
+        PYNATIVE: 2.0,
+        PYNATIVE_BLOCKING: 1.0,
+        JIT_AST: 0.9,
+        JIT_BYTECODE: 1.0,
     },
 }
 PROCESS_START = 6.0  # importing MindSpore, pinning threads, warming up

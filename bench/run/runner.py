@@ -17,6 +17,7 @@ import signal
 from pathlib import Path
 
 from bench.core.rundir import now
+from bench.core.schema import RunStatus
 from bench.run.context import RunContext
 from bench.run.gate_phase import gate_phase, regate_alone
 from bench.run.plan import Plan
@@ -29,7 +30,7 @@ def _raise_interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
-def run(run_dir: Path, plan: Plan, argv: list[str], out=print, publish: bool = False) -> str:
+def run(run_dir: Path, plan: Plan, argv: list[str], out=print, publish: bool = False) -> RunStatus:
     """Gate, prepare and time ``plan`` into ``run_dir``; returns the final status."""
     from bench.core import verdicts as final_verdicts
 
@@ -39,7 +40,7 @@ def run(run_dir: Path, plan: Plan, argv: list[str], out=print, publish: bool = F
     if not manifest.command:
         manifest.command = " ".join(["nox -s bench", *(["--", *argv] if argv else [])])
         manifest.argv = list(argv)
-    manifest.status, manifest.publish = "running", publish
+    manifest.status, manifest.publish = RunStatus.RUNNING, publish
     manifest.invocations.append({"argv": list(argv), "at": now()})
     ctx.save(manifest)
     try:
@@ -52,13 +53,13 @@ def run(run_dir: Path, plan: Plan, argv: list[str], out=print, publish: bool = F
     except KeyboardInterrupt:
         ctx.supervisor.stop_all()
         manifest = ctx.manifest()
-        manifest.status = "interrupted"
+        manifest.status = RunStatus.INTERRUPTED
         ctx.save(manifest)
-        return "interrupted"
+        return RunStatus.INTERRUPTED
     manifest = ctx.manifest()
-    manifest.status, manifest.finished = "complete", now()
+    manifest.status, manifest.finished = RunStatus.COMPLETE, now()
     ctx.save(manifest)
     total = sum(manifest.phases.values())
     phases = ", ".join(f"{k} {fmt_duration(v)}" for k, v in manifest.phases.items())
     out(f"run {ctx.run.run_id}: complete in {fmt_duration(total)} ({phases})")
-    return "complete"
+    return RunStatus.COMPLETE

@@ -213,6 +213,11 @@ class _Plugin:
     def pytest_configure(self, config):
         config._bench_context = self.context
 
+    def pytest_benchmark_update_json(self, config, benchmarks, output_json):
+        from bench.core.portable import plain_params
+
+        plain_params(output_json)  # params as plain dicts, paths relative to the repository
+
     def pytest_runtest_logreport(self, report):
         if report.when != "call" or report.passed:
             return

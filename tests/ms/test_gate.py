@@ -81,9 +81,10 @@ def test_the_gate_names_the_kind(ms, tmp_path, fixture_strategies, name, want):
 def test_bytecode_capture_records_graph_breaks_and_fullgraph(ms, tmp_path):
     _, found = observe(tmp_path, "assign", "helper-param-after-arg", "jit_bytecode")
     breaks = found.diagnostics["graph_breaks"]
-    assert isinstance(breaks, dict) and "construct" in breaks
+    assert set(breaks) == {"construct", "next_limit", "write"} and breaks["construct"] >= 1
+    # the clip's min() on the new limit is data-dependent control flow: fullgraph=True refuses it
     full = found.diagnostics["fullgraph"]
-    assert full == "compiles" or "Unsupported" in full
+    assert full.startswith("Unsupported") and "Data-dependent conditional control flow" in full
 
 
 def test_a_twin_computes_the_new_value_and_writes_nothing(ms, tmp_path):

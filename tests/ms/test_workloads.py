@@ -9,7 +9,6 @@ import sys
 import numpy as np
 import pytest
 
-from bench.core import bandwidth as floor
 from bench.measured import discovery, modes, workloads
 from bench.measured.shapes import bundle
 from bench.measured.shapes.codegen import load_variant
@@ -17,12 +16,6 @@ from bench.measured.workloads.brn import spec as brn_spec
 from bench.run import bandwidth
 
 pytestmark = pytest.mark.mindspore
-
-
-def test_schedule_ramps_then_holds():
-    assert brn_spec.schedule(0) == (1.0, 0.0)
-    assert brn_spec.schedule(brn_spec.RAMP_STEPS // 2) == pytest.approx((2.0, 2.5))
-    assert brn_spec.schedule(10 * brn_spec.RAMP_STEPS) == (3.0, 5.0)
 
 
 @pytest.mark.parametrize(
@@ -70,18 +63,6 @@ def test_training_step_in_graph_mode_matches_numpy(ms, strategy, shape, tmp_path
                 observed[key], np.reshape(want, -1), rtol=1e-4, atol=1e-5, err_msg=f"{key} {where}"
             )
     assert state.r_max == 3.0  # the schedule ran to its end within the test
-
-
-def test_the_floor_uses_the_bandwidth_of_the_nearest_size_above():
-    bw = {
-        "points": [
-            {"array_bytes": 2**20, "copy_GBs": 20.0, "triad_GBs": 30.0},
-            {"array_bytes": 2**26, "copy_GBs": 10.0, "triad_GBs": 12.0},
-        ]
-    }
-    assert floor.floor_seconds(bw, 2**19) == pytest.approx(2**19 / 20e9)
-    assert floor.floor_seconds(bw, 2**22, "triad") == pytest.approx(2**22 / 12e9)
-    assert floor.floor_seconds(bw, 2**30) == pytest.approx(2**30 / 10e9)  # beyond: largest
 
 
 def test_measured_bandwidth_is_positive():

@@ -98,12 +98,12 @@ def test_a_cell_wrong_while_timed_is_a_verdict_too():
     assert "2 of 3 timed cells" in f.detail and f.evidence["timed"]["wrong"] == 2
 
 
-def test_a_verdict_of_another_schema_is_refused():
+def test_a_verdict_of_another_schema_is_refused():  # version 2 is upgraded: test_schema_versions
     data = v().to_dict()
     with pytest.raises(SchemaError, match="newer"):
         Verdict.from_dict({**data, "schema_version": SCHEMA_VERSION + 1})
     with pytest.raises(SchemaError, match="older suite"):
-        Verdict.from_dict({**data, "schema_version": 2})
+        Verdict.from_dict({**data, "schema_version": 1})
 
 
 def test_expected_verdicts_are_compared_and_recorded(tmp_path):

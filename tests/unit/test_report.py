@@ -98,16 +98,11 @@ def test_the_shapes_page_shows_the_code_of_each_value(written):
 
 
 def test_correctness_by_kind_counts_every_gated_cell(run):
-    lines = summary.by_kind(run)
-    graph = next(line for line in lines if line.startswith("| GRAPH_MODE"))
-    cells = graph.strip("|").split("|")
-    v = run.verdicts
-    gated = v[
-        (v["mode"] == "graph")
-        & (v.strategy != "control")
-        & ~v.status.isin(["inexpressible", "broken"])
-    ]
-    assert int(cells[-1]) == len(gated)
+    # By hand from the fixture's gate files: graph.r0.p0/p1 hold 85 + 84 = 169 lines, 26 of them
+    # the twins (control): 143 cells; assign 31 + copy_ 31 + host 1 + index_add 40 work, 9 of
+    # index_add are stale reads, set_data's 31 raise.
+    graph = next(line for line in summary.by_kind(run) if line.startswith("| GRAPH_MODE"))
+    assert graph == "| GRAPH_MODE | 103 | 0 | 0 | 9 | 0 | 0 | 0 | 31 | 0 | 0 | 143 |"
 
 
 def test_every_strategy_keeps_one_style_everywhere():
@@ -117,10 +112,28 @@ def test_every_strategy_keeps_one_style_everywhere():
     assert plots.style()["assign"] == plots.style(["zzz"])["assign"]
 
 
-def test_the_plots_are_written_with_provenance(written):
-    names = {p.name for p in (written / "plots").glob("*.png")}
-    assert {"support.png", "added-graph.png", "step_time-pynative.png"} <= names
-    assert all((written / "plots" / n).read_bytes().startswith(b"\x89PNG") for n in names)
+def test_the_plots_are_written_with_provenance(run, tmp_path, monkeypatch):
+    """Every figure carries the run it comes from (workload, release, run id, tier) in its text."""
+    from matplotlib.text import Text
+
+    assert plots.provenance(run) == (f"clip · MindSpore 2.10.0 · run {RUN.name} · quick tier")
+    texts = {}
+
+    def capture(fig, path):
+        texts[path.name] = [t.get_text() for t in fig.findobj(Text)]
+        return path
+
+    monkeypatch.setattr(plots, "_save", capture)
+    main.main(["--results-dir", str(_copy(tmp_path))])
+    assert {"support.png", "added-graph.png", "step_time-pynative.png"} <= set(texts)
+    for name, lines in texts.items():
+        assert any(plots.provenance(run) in line for line in lines), name
+
+
+def _copy(tmp_path):
+    results = tmp_path / "results"
+    shutil.copytree(RUN, results / "raw" / RUN.name)
+    return results
 
 
 def test_the_readme_blocks_and_the_overview_render(run, tmp_path):
@@ -156,9 +169,10 @@ def test_an_interrupted_run_lists_what_is_missing(run_copy):
     (run_copy / "manifest.json").write_text(json.dumps(manifest))
     (run_copy / "timing" / "graph-p0.json").unlink()
     data = load.load(run_copy)
-    assert data.manifest.status == "interrupted" and "graph" not in {
-        m for m, a in data.analysis.items() if a.cells
-    }
+    cells = {m: len(a.cells) for m, a in data.analysis.items()}
+    assert cells.get("graph", 0) == 0  # its timing file is gone
+    assert cells["pynative"] == 12 and cells["jit_bytecode"] == 12  # as in the complete run
+    assert f"Run `{RUN.name}` (interrupted, quick tier)" in summary.provenance_line(data)
 
 
 def test_damaged_files_are_named_and_skipped(run_copy):
@@ -168,10 +182,10 @@ def test_damaged_files_are_named_and_skipped(run_copy):
     data = load.load(run_copy)
     assert any("pynative-p0.json: unreadable JSON" in p for p in data.problems)
     assert any("is not JSON (cut short?)" in p for p in data.problems)
-    assert len(data.verdicts)
+    assert len(data.verdicts) == 507  # the fixture's 507 verdict lines; the cut one is skipped
 
 
-@pytest.mark.parametrize("version, words_", [(SCHEMA_VERSION + 1, "newer"), (2, "older suite")])
+@pytest.mark.parametrize("version, words_", [(SCHEMA_VERSION + 1, "newer"), (1, "older suite")])
 def test_another_schema_is_refused_in_one_line(run_copy, capsys, version, words_):
     manifest = json.loads((run_copy / "manifest.json").read_text())
     (run_copy / "manifest.json").write_text(json.dumps({**manifest, "schema_version": version}))
@@ -186,10 +200,20 @@ def test_report_errors_are_one_line(tmp_path, capsys):
     assert err.startswith("report: error: no runs") and err.count("\n") == 1
 
 
-def test_a_page_uses_only_defined_words():
-    text = " ".join(words.TERMS)
+def test_a_page_uses_only_defined_words(written):
+    """Each page's glossary defines exactly the vocabulary words its body uses, with the
+    vocabulary's own definition."""
+    defined = {**words.TERMS, **words.mode_terms()}
+    for page in ("summary.md", "shapes.md"):
+        body, _, glossary = (written / page).read_text().partition("## Glossary")
+        entries = dict(re.findall(r"^- \*\*(.+?)\*\*: (.*)$", glossary, re.M))
+        assert entries, page
+        for term, meaning in entries.items():
+            assert defined.get(term) == meaning, (page, term)
+        used = {t for t in defined if t.lower() in body.lower()}
+        assert used <= set(entries), (page, used - set(entries))
     for term in ("no-update twin", "A/A", "undetermined", "eager semantics", "stale read"):
-        assert term in text
+        assert term in words.TERMS
 
 
 def test_the_releases_page_names_each_column_and_renders(tmp_path, monkeypatch):

@@ -33,7 +33,7 @@ class Rebind:
         self.limit = value
 
 
-def test_write_semantics_follow_the_code():
+def test_write_semantics_follow_the_code():  # more cases: test_apis.py
     assert write_semantics(InPlace) == IN_PLACE
     assert write_semantics(SetData) == REPLACE
     assert write_semantics(Rebind) == REPLACE

@@ -17,10 +17,10 @@ import sys
 import textwrap
 from pathlib import Path
 
+from bench.measured.apis import IN_PLACE, REPLACE
 from bench.measured.shapes.model import Inexpressible
 
-IN_PLACE = "in-place"  # the write changes the Parameter's storage: aliases and views see it
-REPLACE = "replace"  # the write gives the Parameter new data: aliases see it, earlier views not
+UNKNOWN = "unknown"  # the scan could not read the write's source
 
 
 class _Rename(ast.NodeTransformer):
@@ -50,27 +50,87 @@ def _method_node(cell_class, method: str) -> ast.FunctionDef:
     return node
 
 
-def write_semantics(cell_class, method: str = "write") -> str:
-    """``replace`` when the write gives the Parameter new data (``set_data``, or ``self.x = v``,
-    which ``Cell.__setattr__`` turns into ``set_data``), else ``in-place``.
+def _function_node(func) -> ast.FunctionDef | None:
+    try:
+        node = ast.parse(textwrap.dedent(inspect.getsource(func))).body[0]
+    except (OSError, TypeError, SyntaxError):
+        return None
+    return node if isinstance(node, ast.FunctionDef) else None
 
-    Under eager semantics both kinds are seen through an alias (the same Parameter object); a
-    view taken before the write (``reshape``) sees an in-place write and keeps the old data after
-    a replacement (checked in PYNATIVE on MindSpore 2.10, see findings/README.md)."""
+
+def _scan(node: ast.FunctionDef, selves: set[str], cell_class, seen: set) -> str:
+    """REPLACE if ``node`` (or a helper it calls with ``self``) gives a Parameter new data."""
+    module = sys.modules.get(getattr(cell_class, "__module__", ""), None)
+    for n in ast.walk(node):
+        if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            for target in targets:
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                    if target.value.id in selves:  # self.x = v, self.x += v: Cell.__setattr__
+                        return REPLACE
+        if not isinstance(n, ast.Call):
+            continue
+        f = n.func
+        if isinstance(f, ast.Attribute) and f.attr == "set_data":
+            return REPLACE
+        if isinstance(f, ast.Name) and f.id == "setattr" and n.args:
+            if isinstance(n.args[0], ast.Name) and n.args[0].id in selves:
+                return REPLACE
+        # a helper: a method called on self, or a module function given self
+        callee, bound = None, set()
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
+            if f.value.id in selves and callable(getattr(cell_class, f.attr, None)):
+                callee = getattr(cell_class, f.attr)
+                bound = {0}
+        elif isinstance(f, ast.Name) and module is not None:
+            callee = getattr(module, f.id, None)
+            bound = {i for i, a in enumerate(n.args) if isinstance(a, ast.Name) and a.id in selves}
+        if callee is None or not inspect.isfunction(callee) or callee in seen:
+            continue
+        seen.add(callee)
+        inner = _function_node(callee)
+        if inner is None:
+            return UNKNOWN
+        names = {a.arg for i, a in enumerate(inner.args.args) if i in bound}
+        found = _scan(inner, names, cell_class, seen)
+        if found != IN_PLACE:
+            return found
+    return IN_PLACE
+
+
+def write_semantics(cell_class, method: str = "write") -> str:
+    """What the write's source looks like: ``replace`` when it gives a Parameter new data
+    (``set_data``; ``self.x = v``, ``self.x += v`` or ``setattr(self, ...)``, which
+    ``Cell.__setattr__`` turns into ``set_data``; also inside a helper it calls), ``in-place``
+    otherwise, ``unknown`` when a source cannot be read.
+
+    A check only: the semantics the oracle uses are declared per API in ``bench.measured.apis``
+    (``semantics_check`` compares the two). Under eager semantics both kinds are seen through an
+    alias; a view taken before the write sees an in-place write and keeps the old data after a
+    replacement (checked in PYNATIVE on MindSpore 2.10, see findings/README.md)."""
     try:
         node = _method_node(cell_class, method)
     except Inexpressible:
-        return IN_PLACE
-    for n in ast.walk(node):
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
-            if n.func.attr == "set_data":
-                return REPLACE
-        if isinstance(n, ast.Assign):
-            for target in n.targets:
-                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
-                    if target.value.id == node.args.args[0].arg:  # self.<name> = ...
-                        return REPLACE
-    return IN_PLACE
+        return UNKNOWN
+    return _scan(node, {node.args.args[0].arg} if node.args.args else set(), cell_class, set())
+
+
+def semantics_check(declared: str | None, cell_class, api: str = "") -> str:
+    """A warning when the source scan disagrees with what ``api``'s page says (``declared``),
+    or cannot tell; ``""`` when they agree."""
+    scanned = write_semantics(cell_class)
+    if declared is None:
+        if scanned == UNKNOWN:
+            return "no API declared and the source of write() cannot be read: taken as in-place"
+        return f"no API declared: write semantics guessed from its source ({scanned})"
+    if scanned == UNKNOWN:
+        return f"the source of write() cannot be read to check {api}'s declared {declared}"
+    if scanned != declared:
+        return (
+            f"{api} is documented as {declared} but write() looks like {scanned} "
+            "(the declared one is used)"
+        )
+    return ""
 
 
 class WriteCode:

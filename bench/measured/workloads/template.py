@@ -16,7 +16,7 @@ from pathlib import Path
 from bench.measured.oracle import BEFORE
 from bench.measured.shapes import AS_WRITTEN, CONTROL, HEADER, Dimension, Inexpressible, Shape
 from bench.measured.shapes import Variant as VariantFile
-from bench.measured.shapes.codegen import IN_PLACE, Emit, strategy_text, write_semantics
+from bench.measured.shapes.codegen import IN_PLACE, Emit, strategy_text
 from bench.measured.workloads.runtime import Runtime
 
 TWIN_DROPS = ("write", "construct")  # dimensions a no-update twin does not have
@@ -190,7 +190,7 @@ class Template(ABC):
     def variants(self, strategy, folder: Path, only=None) -> tuple[list[VariantFile], dict]:
         """Write every shape of ``strategy`` into ``folder``; (variants, {shape: why not})."""
         shapes = [Shape()] if strategy.custom else self.shapes(strategy.layout)
-        semantics = write_semantics(strategy.cell_class) if not strategy.custom else IN_PLACE
+        semantics = strategy.semantics if not strategy.custom else IN_PLACE
         written, inexpressible = [], {}
         for shape in shapes:
             if only and shape.name not in only and shape.name != AS_WRITTEN:
