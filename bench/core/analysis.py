@@ -22,7 +22,7 @@ import numpy as np
 from bench.core import cellstats
 from bench.core.cellstats import EQUIVALENT, SLOWER, UNDETERMINED, Margin
 from bench.core.rundir import CellId
-from bench.core.schema import Timing
+from bench.core.schema import Status, Timing
 
 
 @dataclass
@@ -34,14 +34,16 @@ class Cell:
     control: str
     timings: list[Timing]
     tau2: float = 0.0
-    status: str = "works"  # "incorrect" when the state was wrong after the timed steps somewhere
+    status: str = (
+        Status.WORKS.value
+    )  # "incorrect" when the state was wrong after the timed steps somewhere
     tau2_df: float = math.inf  # degrees of freedom of the mode's τ² (Heterogeneity.df)
     twin_invalid: str = ""  # why its twin cannot measure what the write adds ("" when it can)
 
     @property
     def shows_cost(self) -> bool:
         """Whether its added time may be shown: correct, against a twin that kept its work."""
-        return self.status == "works" and not self.twin_invalid
+        return self.status == Status.WORKS.value and not self.twin_invalid
 
     @cached_property
     def control_step_s(self) -> float:
@@ -134,7 +136,8 @@ class ModeAnalysis:
             for s, cells in by.items()
             if set(cells) >= set(self.sizes)
             and all(
-                c.status == "works" and math.isfinite(c.estimate.log_ratio) for c in cells.values()
+                c.status == Status.WORKS.value and math.isfinite(c.estimate.log_ratio)
+                for c in cells.values()
             )
         }
 
@@ -260,7 +263,7 @@ class ModeAnalysis:
                     out[self.candidates[self.fastest][n].id] = self.candidates[self.fastest][n]
         if target:
             for c in self.of_role("update"):
-                if c.status == "works" and c.estimate.halfwidth > target:
+                if c.status == Status.WORKS.value and c.estimate.halfwidth > target:
                     out[c.id] = c
         return list(out.values())
 
@@ -275,7 +278,7 @@ def analyse(
 ) -> dict[str, ModeAnalysis]:
     """{mode: ModeAnalysis} of every cell timed (``statuses``: the cells' final-state checks;
     ``looks``: how many times the run may look at a decision, the tier's stages + 1)."""
-    wrong = {c["test"] for c in statuses if c.get("status") != "works"}
+    wrong = {c["test"] for c in statuses if c.get("status") != Status.WORKS.value}
     grouped: dict[CellId, list[Timing]] = defaultdict(list)
     for t in timings:
         grouped[CellId(t.strategy, t.shape, t.mode, t.batch_size)].append(t)
@@ -292,9 +295,9 @@ def analyse(
                 ts[0].control,
                 ts,
                 het.tau2,
-                "incorrect"
+                Status.INCORRECT.value
                 if cid.test_id in wrong or not all(t.final_state_ok for t in ts)
-                else "works",
+                else Status.WORKS.value,
                 tau2_df=het.tau2_df,
             )
             for cid, ts in sorted(mine.items())
@@ -349,7 +352,7 @@ def check_twins(found: dict[str, ModeAnalysis]) -> dict[str, dict[str, str]]:
                     f"{typical * 1e6:.0f} µs in the other modes (median): its work was dropped"
                 )
         for c in sorted(m.of_role("update"), key=lambda c: (c.id.size, c.id.strategy)):
-            if c.status != "works" or c.control in bad:
+            if c.status != Status.WORKS.value or c.control in bad:
                 continue
             low, high = c.estimate.ratio_interval
             if math.isfinite(high) and high < 1.0 - m.margin.rel:

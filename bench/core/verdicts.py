@@ -77,14 +77,14 @@ def timed_outcome(gate: str, timed_cells: int, timed_wrong: int, alone: str | No
     shows alone (e.g. a lazy update that stops after 45 calls: a write dropped, every time);
     right alone is "differs between processes" (it depends on what ran before it); not re-gated
     stays "differs between processes", said so. ``(None, None, "")``: nothing to change."""
-    if gate != "works" or not timed_wrong:
+    if gate != Status.WORKS.value or not timed_wrong:
         return None, None, ""
     if alone is None:
         return Status.INCORRECT, str(Kind.DIFFERS), "not re-gated alone"
-    if alone == "works":
+    if alone == Status.WORKS.value:
         return Status.INCORRECT, str(Kind.DIFFERS), "right when re-gated alone"
     status, _, rest = alone.partition(": ")
-    if status == "incorrect":
+    if status == Status.INCORRECT.value:
         return Status.INCORRECT, rest, "wrong when re-gated alone"
     return Status(status), "", "re-gated alone it " + alone
 

@@ -21,11 +21,17 @@ from itertools import combinations
 
 import pandas as pd
 
-from bench.measured.modes import MODES
+from bench.core.schema import Kind, Status
+from bench.measured.modes import GRAPH, JIT_AST, JIT_BYTECODE, MODES
 from bench.report.load import RunData
 from bench.report.pairs import minimal_pairs
 
-SILENT_OR_ERROR = ("incorrect", "raises", "crashed", "timeout")
+SILENT_OR_ERROR = (
+    Status.INCORRECT.value,
+    Status.RAISES.value,
+    Status.CRASHED.value,
+    Status.TIMEOUT.value,
+)
 STATIC = "https://www.mindspore.cn/tutorials/en/r2.10.0/compile/static_graph.html"
 # What a mode's own documentation says of a kind of divergence (facts about pages), per mode: a
 # mode with no entry is "not found" (another mode's page is not cited for it).
@@ -41,16 +47,16 @@ SET_DATA_DOC = (
     "[mindspore#327](https://github.com/mindspore-ai/mindspore/issues/327)"
 )
 DOCUMENTED = {
-    ("stale read", "graph"): VIEW_DOC,
-    ("stale read", "jit_ast"): VIEW_DOC,
-    ("write dropped", "jit_bytecode"): (
+    (Kind.STALE_READ.value, GRAPH): VIEW_DOC,
+    (Kind.STALE_READ.value, JIT_AST): VIEW_DOC,
+    (Kind.WRITE_DROPPED.value, JIT_BYTECODE): (
         "no: bytecode capture is documented to run what it cannot capture eagerly (a graph "
         "break), not to drop a write "
         f"([static graph: bytecode]({STATIC}#syntax-based-on-bytecode-graph-construction))"
     ),
-    ("raises", "graph"): SET_DATA_DOC,
-    ("raises", "jit_ast"): SET_DATA_DOC,
-    ("raises", "jit_bytecode"): SET_DATA_DOC,
+    (Status.RAISES.value, GRAPH): SET_DATA_DOC,
+    (Status.RAISES.value, JIT_AST): SET_DATA_DOC,
+    (Status.RAISES.value, JIT_BYTECODE): SET_DATA_DOC,
 }
 NOT_FOUND = "not found (no page of this mode's documentation that we found covers it)"
 
@@ -58,7 +64,7 @@ NOT_FOUND = "not found (no page of this mode's documentation that we found cover
 def documented(kind: str, mode: str, shapes: list[str]) -> str:
     """What ``mode``'s own documentation says of ``kind`` for these failing shapes; the view
     pages only for a read through a view."""
-    if kind == "stale read" and not any("view" in s.split("-") for s in shapes):
+    if kind == Kind.STALE_READ.value and not any("view" in s.split("-") for s in shapes):
         return NOT_FOUND
     return DOCUMENTED.get((kind, mode), NOT_FOUND)
 
@@ -105,14 +111,16 @@ class Entry:
 
     @property
     def kind(self) -> str:
-        if not self.outcome.startswith("incorrect"):
+        if not self.outcome.startswith(Status.INCORRECT.value):
             return ""
         return CALLS.sub("", self.outcome.split(": ", 1)[1])
 
     @property
     def calls(self) -> str:
         """ "at the first call only", "at every call", ... ("" when not known)."""
-        found = CALLS.search(self.outcome) if self.outcome.startswith("incorrect") else None
+        found = (
+            CALLS.search(self.outcome) if self.outcome.startswith(Status.INCORRECT.value) else None
+        )
         return found.group(1) if found else ""
 
     @property
@@ -164,7 +172,7 @@ def qualified(verdicts: pd.DataFrame) -> pd.DataFrame:
         return verdicts
     q = verdicts.copy()
     extra = q["calls"].fillna("").astype(str)
-    silent = q.status.eq("incorrect") & extra.ne("") & ~extra.str.contains(";")
+    silent = q.status.eq(Status.INCORRECT.value) & extra.ne("") & ~extra.str.contains(";")
     q.loc[silent, "outcome"] = q.loc[silent, "outcome"] + " " + extra[silent]
     return q
 
@@ -180,7 +188,7 @@ def rules(run: RunData) -> list[tuple]:
     pairs = minimal_pairs(qualified(run.verdicts))
     if pairs.empty:
         return []
-    pairs = pairs[(pairs.pairs == pairs["of"]) & (pairs.works_outcome == "works")]
+    pairs = pairs[(pairs.pairs == pairs["of"]) & (pairs.works_outcome == Status.WORKS.value)]
     out = []
     for key, g in pairs.groupby(["mode", "dim", "works_value", "fails_value", "fails_outcome"]):
         if g.strategy.nunique() >= 2:
@@ -236,7 +244,7 @@ def _entry(run, hit, outcome, modes, pairs, rule, version) -> Entry:
             (pairs.strategy.isin(set(hit.strategy)))
             & pairs["mode"].isin(modes)
             & (pairs.fails_outcome == outcome)
-            & (pairs.works_outcome == "works")
+            & (pairs.works_outcome == Status.WORKS.value)
         ]
         if rule:
             p = p[(p.dim == rule[0]) & (p.works_value == rule[1]) & (p.fails_value == rule[2])]

@@ -24,8 +24,9 @@ from pathlib import Path
 
 from bench.core.io import write_text_atomic
 from bench.core.rundir import parse_verdict_name, verdict_name
-from bench.core.schema import Kind
+from bench.core.schema import Kind, Status
 from bench.measured import discovery
+from bench.measured.modes import JIT_BYTECODE
 from bench.measured.shapes import HEADER, Shape, bundle
 from bench.report import standalone
 from bench.report.load import RunData
@@ -33,7 +34,7 @@ from bench.report.load import RunData
 NO_SCRIPT = (str(Kind.DIFFERS),)
 # Under bytecode capture the module a class is defined in changes what is captured: written out
 # in one file, 4 of 4 clip cells checked showed the opposite verdict; these keep the bundle.
-BUNDLED_MODES = ("jit_bytecode",)
+BUNDLED_MODES = (JIT_BYTECODE,)
 
 
 def script_name(strategy: str, shape: str, mode: str) -> str:
@@ -60,9 +61,12 @@ def variant_text(run: RunData, strategy: str, shape: str) -> str | None:
 
 
 def scriptable(row) -> bool:
-    return row["status"] in ("works", "incorrect", "raises", "crashed") and (
-        row["kind"] not in NO_SCRIPT
-    )
+    return row["status"] in (
+        Status.WORKS.value,
+        Status.INCORRECT.value,
+        Status.RAISES.value,
+        Status.CRASHED.value,
+    ) and (row["kind"] not in NO_SCRIPT)
 
 
 def text(run: RunData, row: dict) -> str | None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 
+from bench.core.schema import Status
 from bench.measured.modes import MODES
 from bench.measured.workloads.clip.spec import INC_STEP, INITIAL_LIMIT, MAX_LIMIT
 from bench.strategy import LAYOUTS
@@ -177,7 +178,11 @@ def script(
             f"        cell.construct = ms.jit(cell.construct, capture_mode={mode.capture_mode!r})\n"
         )
     status = str(row["status"])
-    recorded = f"{status}: {row['kind']}" if status == "incorrect" and row.get("kind") else status
+    recorded = (
+        f"{status}: {row['kind']}"
+        if status == Status.INCORRECT.value and row.get("kind")
+        else status
+    )
     detail = str(row.get("detail", ""))
     layout = LAYOUTS.get(row.get("layout") or "scalar", ())
     head = HEAD.format(

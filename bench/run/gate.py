@@ -61,10 +61,10 @@ def second_instance(first, second) -> tuple[str, bool]:
     ``works``, ``<kind>: <detail>`` or ``raises: <detail>`` of a second instance of the same
     class built in the same process after the first ran its steps; ``not checked`` when the
     first did not work (its verdict already says what is wrong)."""
-    if first.status != "works" or second is None:
+    if first.status != Status.WORKS.value or second is None:
         return "not checked (the first instance does not work)", False
-    if second.status == "works":
-        return "works", False
+    if second.status == Status.WORKS.value:
+        return Status.WORKS.value, False
     what = second.kind or second.status
     return f"{what}: {second.detail}", True
 
@@ -87,20 +87,24 @@ def check(variant_class, runtime, mode, item, seed: int = 0, replica: int = 0):
         variant_class, runtime, mode, item.meaning, item.update, seed, diagnose, schedule
     )
     second = None
-    if found.status == "works":
+    if found.status == Status.WORKS.value:
         second = observe(
             variant_class, runtime, mode, item.meaning, item.update, seed, None, schedule
         )
     record, only = second_instance(found, second)
     found.diagnostics["second_instance"] = record
     if only:
-        found.status, found.kind, found.kinds = "incorrect", second.kind, list(second.kinds)
+        found.status, found.kind, found.kinds = (
+            Status.INCORRECT.value,
+            second.kind,
+            list(second.kinds),
+        )
         found.steps = second.steps
         found.detail = f"{SECOND_ONLY} (the first works): {second.detail}"
-        if second.status != "incorrect":  # the second raises: the cell raises, its error
+        if second.status != Status.INCORRECT.value:  # the second raises: the cell raises, its error
             found.status, found.kind, found.kinds = second.status, "", []
             found.detail = second.detail
-    if mode.capture_mode == "bytecode" and found.status != "raises" and replica == 0:
+    if mode.capture_mode == "bytecode" and found.status != Status.RAISES.value and replica == 0:
         found.diagnostics["fullgraph"] = fullgraph(variant_class, runtime, mode)
     return found
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from bench.core import records
 from bench.core.rundir import CellId, Checkpoint, read_lines
-from bench.core.schema import Verdict
+from bench.core.schema import Status, Verdict
 from bench.core.verdicts import ALONE
 from bench.measured.shapes import CONTROL
 from bench.run import gate, gate_cache, progress
@@ -59,10 +59,10 @@ def regate_plan(gated: list[Verdict], cells: list[dict]) -> dict[tuple, tuple[in
     """{(strategy, shape, mode): (size, steps)}: the cells every gate process saw work but whose
     state was wrong after the timed steps of some timing process; each is re-gated alone at the
     smallest size found wrong, over as many steps as that timing process ran."""
-    works = {v.key for v in gated if str(v.status) == "works"}
+    works = {v.key for v in gated if str(v.status) == Status.WORKS.value}
     out: dict[tuple, tuple[int, int]] = {}
     for c in cells:
-        if c.get("status") != "incorrect":
+        if c.get("status") != Status.INCORRECT.value:
             continue
         try:
             cell = CellId.parse(c["test"])
@@ -175,11 +175,11 @@ def gate_phase(ctx: RunContext) -> list[Verdict]:
             strategy = event["key"].split("/")[0]
             first = (strategy, job.mode, event["status"]) not in seen  # new outcomes only
             seen.add((strategy, job.mode, event["status"]))
-            if (event["status"] != "works" and first) or counts[key] % 200 == 0:
+            if (event["status"] != Status.WORKS.value and first) or counts[key] % 200 == 0:
                 ctx.progress.line(
                     f"gate {job.mode} r{job.process} [{counts[key]}]: {event['key']}: "
                     + event["status"]
-                    + (f": {event['detail'][:90]}" if event["status"] != "works" else "")
+                    + (f": {event['detail'][:90]}" if event["status"] != Status.WORKS.value else "")
                 )
 
         name = f"gate-{job.mode}-r{job.process}-{job.out.rsplit('.p', 1)[-1][:-6]}"

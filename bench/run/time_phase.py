@@ -23,11 +23,11 @@ from pathlib import Path
 from bench.core import analysis, cellstats, records
 from bench.core.io import write_json_atomic
 from bench.core.rundir import recorded_tests, salvage
-from bench.core.schema import SCHEMA_VERSION
+from bench.core.schema import SCHEMA_VERSION, RunStatus, Status
 from bench.run.context import RunContext
 from bench.run.plan import RACE, Item, Job
 
-STOPPED = {"status": "interrupted", "detail": "the run was stopped"}
+STOPPED = {"status": RunStatus.INTERRUPTED.value, "detail": "the run was stopped"}
 
 
 def _salvage_checkpoints(ctx: RunContext, how: dict) -> None:
@@ -177,7 +177,7 @@ def _time_job(ctx: RunContext, job: Job) -> None:
             ctx.progress.line(
                 f"time {job.mode} p{job.process}: {event['key']}: "
                 f"{event['step_s'] * 1e3:.3f} ms/step, ×{event['ratio']:.3f} vs twin"
-                + ("" if event["status"] == "works" else f" ({event['status']})")
+                + ("" if event["status"] == Status.WORKS.value else f" ({event['status']})")
             )
 
     def kept(this: Job, outcome, how: dict) -> set[str]:

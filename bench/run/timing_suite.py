@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bench.core.schema import RACE_ROUNDS, Timing, event_line
+from bench.core.schema import RACE_ROUNDS, Status, Timing, event_line
 from bench.run import pairing, race
 from bench.run.machine import peak_rss_bytes
 from bench.run.plan import RACE
@@ -87,7 +87,7 @@ def test_step(benchmark, cell, context):
     context.finished(
         {
             "test": cell.test_id(job.mode),
-            "status": "works" if final_ok else "incorrect",
+            "status": Status.WORKS.value if final_ok else Status.INCORRECT.value,
             "detail": "" if final_ok else failure,
         },
         benchmark.stats.as_dict(include_data=True),
@@ -98,7 +98,7 @@ def test_step(benchmark, cell, context):
         + event_line(
             "cell",
             key=cell.key,
-            status="works" if final_ok else "incorrect",
+            status=Status.WORKS.value if final_ok else Status.INCORRECT.value,
             step_s=float(np.median(timing.step_s)),
             ratio=float(np.median(ratios)),
         ),
@@ -112,7 +112,7 @@ def _race(context, cell, x, order: int, rounds_by) -> None:
     """Every member of a race in the same rounds (``bench.run.race``): pytest-benchmark times
     whole rounds; each member's blocks are a record of their own (``Context.finished_race``)."""
     timings, wrong = race.run(context, cell, x, order, rounds_by)
-    status = "incorrect" if wrong else "works"
+    status = Status.INCORRECT.value if wrong else Status.WORKS.value
     context.finished_race(
         {"test": cell.test_id(context.job.mode), "status": status, "detail": "; ".join(wrong)},
         timings,
@@ -123,7 +123,7 @@ def _race(context, cell, x, order: int, rounds_by) -> None:
             + event_line(
                 "cell",
                 key=f"{t.strategy}/{t.shape}/N{t.batch_size}" + ("/aa" if t.role == "aa" else ""),
-                status="works" if t.final_state_ok else "incorrect",
+                status=Status.WORKS.value if t.final_state_ok else Status.INCORRECT.value,
                 step_s=float(np.median(t.step_s)),
                 ratio=float(np.median(t.ratios)),
             ),

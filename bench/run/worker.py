@@ -93,7 +93,7 @@ class Context:
         for t in timings:
             if t.role == "update":
                 test = CellId(t.strategy, t.shape, t.mode, t.batch_size).test_id
-                ok = "works" if t.final_state_ok else "incorrect"
+                ok = Status.WORKS.value if t.final_state_ok else Status.INCORRECT.value
                 detail = (
                     ""
                     if t.final_state_ok
@@ -229,7 +229,7 @@ class _Plugin:
         if "timed steps the state is" in message or "race member's state is wrong" in message:
             return  # the cell recorded itself as incorrect (timing_suite)
         detail = message.splitlines()[0] if message else "raised"
-        self.context.finished({"test": cell, "status": "raises", "detail": detail})
+        self.context.finished({"test": cell, "status": Status.RAISES.value, "detail": detail})
 
 
 def run_time(job: Job, checkpoint: Checkpoint, meter=None) -> dict:
