@@ -10,6 +10,13 @@ precision". A working strategy that is not a candidate (say, documented for Asce
 less is named beside the answer (``faster``). Simplicity: a documented API first, then a scalar
 Parameter, then the shorter write, then the name. Across workloads (``cross_answer``) a candidate
 must be correct in every workload and equivalent in each.
+
+One source of truth (issue 28): ``outcomes`` says, for one workload and mode, what every strategy
+is — the fastest candidate, equivalent, faster, slower, undetermined, not timed, silently wrong or
+not writable — and every page, plot label and README block reads it. ``decide`` is the answer per
+*kind of state* (``KINDS``: a workload declares ``state_kind``), a pure function of those outcome
+tables: the simplest candidate equivalent to the fastest in every workload of the kind, a current
+API before a deprecated one.
 """
 
 from __future__ import annotations
@@ -24,10 +31,36 @@ from bench.report.load import RunData
 from bench.report.phrases import NOT_TIMED
 
 NO_CANDIDATE = f"no API documented for the {PLATFORM} is correct in every shape here"
+CANNOT = "cannot be written here"
+WRONG = "silently wrong"  # prefix of an outcome: not correct in a shape the answer must hold in
+FASTEST = "fastest"
+TIMED = (FASTEST, EQUIVALENT, FASTER, SLOWER, UNDETERMINED)
+
+KINDS = {  # state_kind -> what a user is doing
+    "small": "replace a small Parameter every step",
+    "rows": "write rows into a large buffer",
+    "elementwise": "update a large Parameter elementwise",
+}
+
+
+def kind_of(work) -> str:
+    """The kind of state a workload updates (its ``state_kind``)."""
+    kind = getattr(work, "state_kind", "")
+    if kind not in KINDS:
+        raise ValueError(
+            f"workload {work.name!r} declares state_kind {kind!r}; one of {list(KINDS)}"
+        )
+    return kind
+
+
+def deprecated(facts: dict) -> bool:
+    """Whether the documentation of the release measured marks the strategy's API deprecated."""
+    return bool(facts.get("deprecated")) or "deprecated" in facts.get("doc_note", "")
 
 
 def simplicity(facts: dict, name: str) -> tuple:
     return (
+        deprecated(facts),
         bool(facts.get("custom")),
         PLATFORM not in facts.get("platforms", []),
         facts.get("layout", "scalar") != "scalar",
@@ -257,3 +290,113 @@ def _least_slower(names: list[str], outcome: dict, facts: dict, mode: str) -> Ch
         "this one is " + "; ".join(parts),
         short="slower than the fastest candidate in " + ", ".join(by[SLOWER]),
     )
+
+
+def outcomes(run: RunData, mode: str) -> dict[str, str]:
+    """{strategy: what it is in this workload and mode}, the one source every page reads:
+    ``cannot be written here``; ``silently wrong: <what> in `<shape>` ``, ``raises …``
+    (not correct in a shape the answer must hold in); else its cost against the fastest
+    *candidate* (correct here and documented for the platform): ``fastest``, ``equivalent``,
+    ``faster``, ``slower``, ``undetermined``, or ``not timed``."""
+    facts = run.manifest.strategies
+    m = run.analysis.get(mode)
+    out, names, correct = {}, [], []
+    for s in sorted(facts):
+        failing = scope_failures(run, s, mode)
+        if failing is None:
+            out[s] = CANNOT
+        elif failing:
+            what, shape = failing[0][1], failing[0][0]
+            more = f" and {len(failing) - 1} more shapes" if len(failing) > 1 else ""
+            out[s] = f"{what} in `{shape}`{more}"
+        else:
+            correct.append(s)
+            if PLATFORM in facts[s].get("platforms", []):
+                names.append(s)
+    standings = m.rank(names, others=correct) if m else {}
+    for s in correct:
+        st = standings.get(s)
+        out[s] = NOT_TIMED if st is None else FASTEST if st.reference else st.outcome
+    return out
+
+
+def _combined(found: dict[str, str]) -> str:
+    """One strategy's outcome across workloads: slower if slower in one; equivalent if as fast as
+    the fastest in all; not timed if not timed in one; otherwise undetermined."""
+    if SLOWER in found.values():
+        return SLOWER
+    if all(o in (FASTEST, EQUIVALENT, FASTER) for o in found.values()):
+        return EQUIVALENT
+    if NOT_TIMED in found.values():
+        return NOT_TIMED
+    return UNDETERMINED
+
+
+def decide(
+    table: dict[str, dict[str, str]], facts: dict, workloads: list[str], mode: str
+) -> Choice:
+    """The answer for one kind of state in one mode, from hand-checkable tables.
+
+    ``table``: {strategy: {workload: outcome}} as ``outcomes`` gives it, for every workload of the
+    kind (``workloads``); ``facts``: the strategies' manifest facts (platforms, doc_note, layout,
+    write_size, custom). A *candidate* is correct (timed or not) in every workload and documented
+    for the platform. Current APIs are chosen from first; a deprecated one only when no current
+    candidate exists, and the answer says so. Among them: the simplest equivalent to the fastest
+    in every workload; else undetermined; else the one slower in the fewest workloads."""
+    correct = [
+        s
+        for s, row in table.items()
+        if all(row.get(w) in (*TIMED, NOT_TIMED) for w in workloads)
+        and PLATFORM in facts.get(s, {}).get("platforms", [])
+    ]
+    current = [s for s in correct if not deprecated(facts.get(s, {}))]
+    pool = current or correct
+    found = {s: {w: table[s][w] for w in workloads} for s in pool}
+    combined = {s: _combined(f) for s, f in found.items()}
+    order = sorted(pool, key=lambda s: simplicity(facts.get(s, {}), s))
+    eq = [s for s in order if combined[s] == EQUIVALENT]
+    und = [s for s in order if combined[s] in (UNDETERMINED, NOT_TIMED)]
+    fastest = {w: next((s for s in table if table[s].get(w) == FASTEST), None) for w in workloads}
+    if not pool:
+        return Choice(mode, None, True, NO_CANDIDATE, fastest=None)
+    if eq or und:
+        choice = _pick(
+            pool, {s: EQUIVALENT if s in eq else UNDETERMINED for s in eq + und}, facts, mode, None
+        )
+        best = choice.strategy
+        if combined.get(best) == NOT_TIMED:
+            where = [w for w, o in found[best].items() if o == NOT_TIMED]
+            choice.decided = False
+            choice.short = f"not timed in {', '.join(where)}"
+            choice.why = f"correct everywhere, but not timed in {', '.join(where)}"
+    else:
+        as_eq = {
+            s: {w: EQUIVALENT if o == FASTEST else o for w, o in f.items()}
+            for s, f in found.items()
+        }
+        choice = _least_slower(pool, as_eq, facts, mode)
+    choice.fastest = ", ".join(sorted({f for f in fastest.values() if f})) or None
+    choice.rejected = {s: "deprecated" for s in correct if s not in pool}
+    if choice.strategy and deprecated(facts.get(choice.strategy, {})):
+        choice.why += "; its API is deprecated, but no current API is correct here"
+        choice.short = (
+            choice.short + "; " if choice.short else ""
+        ) + "deprecated: no current API is correct here"
+    return choice
+
+
+def kind_answer(runs: dict[str, RunData], kind: str, mode: str) -> tuple[Choice, dict]:
+    """The answer for one kind of state in one mode across the workloads of that kind, and the
+    outcome table it was decided from."""
+    mine = {w: r for w, r in runs.items() if kind_of(r.work) == kind and mode in r.modes}
+    facts: dict = {}
+    for run in mine.values():
+        facts.update(run.manifest.strategies)
+    table: dict[str, dict[str, str]] = {s: {} for s in facts}
+    for w, run in mine.items():
+        for s, o in outcomes(run, mode).items():
+            table[s][w] = o
+    for s in facts:  # a strategy a workload does not list cannot be written there
+        for w in mine:
+            table[s].setdefault(w, CANNOT)
+    return decide(table, facts, list(mine), mode), table
