@@ -91,7 +91,7 @@ class Choice:
 
     mode: str
     strategy: str | None  # None: no answer
-    decided: bool  # False: undetermined at this precision
+    decided: bool  # False: the data cannot tell it from the fastest yet
     why: str
     equivalent: list[str] = field(default_factory=list)
     undetermined: list[str] = field(default_factory=list)
@@ -127,12 +127,12 @@ def _pick(names: list[str], outcome: dict[str, str], facts: dict, mode: str, fas
             mode,
             best,
             False,
-            "correct everywhere; whether it costs the same as the fastest candidate is "
-            "undetermined at this precision",
+            "correct everywhere; whether it costs the same as the fastest candidate is not "
+            "known yet (its 95 % interval straddles the margin: more rounds would tell)",
             eq,
             und,
             fastest=fastest,
-            short="its cost against the fastest candidate is undetermined at this precision",
+            short="whether it costs the same as the fastest candidate is not known yet",
         )
     if simpler:
         return Choice(
@@ -140,11 +140,11 @@ def _pick(names: list[str], outcome: dict[str, str], facts: dict, mode: str, fas
             best,
             False,
             f"{', '.join(simpler)} (simpler) {'are' if len(simpler) > 1 else 'is'} "
-            "undetermined at this precision",
+            "not yet told apart from the fastest (its 95 % interval straddles the margin)",
             eq,
             und,
             fastest=fastest,
-            short=f"simpler {', '.join(simpler)} undetermined at this precision",
+            short=f"whether simpler {', '.join(simpler)} cost the same is not known yet",
         )
     return Choice(
         mode,

@@ -42,11 +42,13 @@ TERMS = {
     "equivalent": "the cost differs from the fastest by less than the margin, with 95 % "
     "confidence (the whole interval of the difference lies inside ±margin)",
     "slower": "the cost exceeds the fastest's by more than the margin, with 95 % confidence",
-    "undetermined": "the interval is too wide to tell equivalent from slower at this precision "
-    "(`nox -s bench -- --rigorous` measures longer)",
+    "undetermined": "not yet known whether it costs the same as the fastest or more: the 95 % "
+    "interval of the difference straddles the margin, so more rounds are needed "
+    "(`nox -s bench -- --rigorous` measures longer); not a failure of the tool",
     "A/A": "the twin timed against a second copy of itself: what the harness itself adds (ideally "
     "nothing); a mode whose A/A bias exceeds the margin has its costs flagged",
-    "not measurable": "the added time's interval lies within ±margin of zero",
+    "no detectable cost": "the added time's 95 % interval lies within ±margin of zero; the "
+    "bound in brackets is the interval's upper end, the most the data allow",
     "P(fastest)": "the probability, under the same model, that the named strategy has the "
     "lowest mean relative cost over the sizes",
     "layout": "how the small state is stored: a 0-d Parameter (scalar) or a 1-element vector "

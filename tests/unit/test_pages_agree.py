@@ -19,6 +19,7 @@ from bench.core.paths import ROOT
 from bench.measured import workloads
 from bench.measured.modes import MODES, label
 from bench.report import phrases
+from bench.report.answer import KINDS
 
 RESULTS = ROOT / "results"
 OUTCOMES = ("fastest", "equivalent", "faster", "slower", "undetermined", "not timed")
@@ -34,10 +35,12 @@ class Claim:
     what: str  # an outcome, "answer" or "wrong"
 
 
-def contradictions(claims: list[Claim]) -> list[str]:
+def contradictions(claims: list[Claim], scopes: dict[str, set[str]] | None = None) -> list[str]:
     """Every pair of claims that cannot both hold: two different outcomes of one strategy in one
     workload and mode; a strategy called fastest or the answer where a page says it is wrong;
-    two different answers for one mode and scope."""
+    two different answers for one mode and scope. ``scopes``: {"kind:<kind>": its workloads}
+    (an answer scoped ``*`` holds in every workload)."""
+    scopes = scopes or {}
     out = []
     by: dict[tuple, list[Claim]] = {}
     for c in claims:
@@ -63,8 +66,10 @@ def contradictions(claims: list[Claim]) -> list[str]:
             out.append(f"{w}/{mode}: answers differ: {pages}")
     # an answer across workloads must be correct wherever it claims to hold
     for c in claims:
-        if c.what == "answer" and c.workload == "*":
+        if c.what == "answer" and (c.workload == "*" or c.workload in scopes):
             for (w, mode, s), found in by.items():
+                if c.workload != "*" and w not in scopes[c.workload]:
+                    continue
                 if mode == c.mode and s == c.strategy and any(x.what == "wrong" for x in found):
                     bad = next(x for x in found if x.what == "wrong")
                     out.append(f"{w}/{mode}/{s}: the answer on {c.page}, not correct on {bad.page}")
@@ -138,6 +143,27 @@ def _answer(cell: str, codes: dict[str, str]) -> str:
     return codes.get(m.group(1), f"?{m.group(1)}") if m else ""
 
 
+def _kind_answers(text: str, page: str, codes: dict[str, str]) -> list[Claim]:
+    """The answers per kind of state (``**To <what a user does>**`` then ``- **<mode>**:
+    `<strategy>` …``), scoped ``kind:<kind>``; the older one-line-of-code bullets, scoped ``*``."""
+    out, kind = [], None
+    names = {f"**To {v}**": k for k, v in KINDS.items()}
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        kind = next((k for head, k in names.items() if line.startswith(head)), kind)
+        m = re.match(r"- \*\*([^*]+)\*\*: `([^`]+)`", line)
+        if m and m.group(1) in _MODE_OF and kind:
+            out.append(Claim(page, f"kind:{kind}", _MODE_OF[m.group(1)], m.group(2), "answer"))
+            continue
+        m = re.match(r"- \*\*([^*]+)\*\*:", line)
+        if m and m.group(1) in _MODE_OF and not kind and lines[i + 2 : i + 3] == ["  ```python"]:
+            code = lines[i + 3][2:]
+            out.append(
+                Claim(page, "*", _MODE_OF[m.group(1)], codes.get(code, f"?{code}"), "answer")
+            )
+    return out
+
+
 def claims(root: Path = ROOT) -> list[Claim]:
     codes = _code_names()
     out: list[Claim] = []
@@ -146,7 +172,8 @@ def claims(root: Path = ROOT) -> list[Claim]:
         for context, rows in _blocks(page.read_text()):
             head = rows[0]
             mode = next((_MODE_OF[c] for c in reversed(context) if c in _MODE_OF), None)
-            if head[:2] == ["strategy (shape)", "against the fastest"] and mode:
+            against = ("against the fastest", "against the fastest candidate")
+            if head[0] == "strategy (shape)" and head[1] in against and mode:
                 for r in rows[1:]:
                     if _outcome(r[1]):
                         out.append(Claim(name, w, mode, _name(r[0]), _outcome(r[1])))
@@ -177,14 +204,16 @@ def claims(root: Path = ROOT) -> list[Claim]:
                             "answer",
                         )
                     )
-    readme = (root / "README.md").read_text()
-    for m in re.finditer(r"^- \*\*(.+?)\*\*:.*?\n\n  ```python\n(.*?)  ```", readme, re.M | re.S):
-        code = "\n".join(line[2:] for line in m.group(2).splitlines())
-        if m.group(1) in _MODE_OF:
-            out.append(
-                Claim("README.md", "*", _MODE_OF[m.group(1)], codes.get(code, f"?{code}"), "answer")
-            )
+    for page in (root / "README.md", summary):
+        out += _kind_answers(page.read_text(), str(page.relative_to(root)), codes)
     return out
+
+
+def kind_scopes() -> dict[str, set[str]]:
+    return {
+        f"kind:{k}": {w for w in workloads.WORKLOADS if workloads.get(w).state_kind == k}
+        for k in KINDS
+    }
 
 
 # --- the tests ----------------------------------------------------------------------------------
@@ -219,6 +248,11 @@ def test_contradictions_on_hand_made_claims():
         Claim("b", "ema", "graph", "copy_", "wrong"),
     ]
     assert contradictions(everywhere) == ["ema/graph/copy_: the answer on a, not correct on b"]
+    kind = [Claim("a", "kind:small", "graph", "copy_", "answer"), *everywhere[1:]]
+    assert contradictions(kind, {"kind:small": {"clip", "brn"}}) == []
+    assert contradictions(kind, {"kind:small": {"ema"}}) == [
+        "ema/graph/copy_: the answer on a, not correct on b"
+    ]
     timed = [Claim("a", "kv", "graph", "s", "not timed"), Claim("b", "kv", "graph", "s", "slower")]
     assert len(contradictions(timed)) == 1
 
@@ -239,4 +273,4 @@ def test_the_parser_reads_the_committed_pages():
     strict=True,
 )
 def test_the_committed_pages_agree():
-    assert contradictions(claims()) == []
+    assert contradictions(claims(), kind_scopes()) == []
