@@ -95,8 +95,7 @@ def write_overview(results: Path = paths.RESULTS_DIR, plots_root: Path = paths.P
         return
     links = {w: f"{w}/summary.md" for w in runs}
     answers = readme.kind_answers(runs)
-    small = {m: c for m, (c, _) in answers.get("small", {}).items()}
-    overview_plots.answer_figure(runs, small, plots_root / "answer.png")
+    overview_plots.answer_figure(runs, answers, plots_root / "answer.png")
     overview_plots.correctness_figure(runs, plots_root / "correctness.png")
     write_text_atomic(results / "summary.md", overview.summary_page(runs, links))
     repro_links = {}
