@@ -8,8 +8,8 @@ equivalent, slower, or undetermined. The answer is the simplest candidate equiva
 fastest; if a simpler candidate is still undetermined, the answer is "undetermined at this
 precision". A working strategy that is not a candidate (say, documented for Ascend only) but adds
 less is named beside the answer (``faster``). Simplicity: a documented API first, then a scalar
-Parameter, then the shorter write, then the name. Across workloads (``cross_answer``) a candidate
-must be correct in every workload and equivalent in each.
+Parameter, then the shorter write, then the name. Across the workloads of a kind of state
+(``kind_answer``) a candidate must be correct in every one and equivalent in each.
 
 One source of truth (issue 28): ``outcomes`` says, for one workload and mode, what every strategy
 is — the fastest candidate, equivalent, faster, slower, undetermined, not timed, silently wrong or
@@ -167,99 +167,6 @@ def alternatives(c: Choice) -> str:
     return "; ".join(parts) or "none"
 
 
-def workload_answer(run: RunData, mode: str) -> Choice:
-    """The answer of one mode in one workload."""
-    facts = run.manifest.strategies
-    m = run.analysis.get(mode)
-    names, rejected = [], {}
-    for s in sorted(facts):
-        failing = scope_failures(run, s, mode)
-        if failing is None:
-            continue
-        if failing:
-            rejected[s] = f"{failing[0][1]} in `{failing[0][0]}`" + (
-                f" and {len(failing) - 1} more shapes" if len(failing) > 1 else ""
-            )
-        elif PLATFORM not in facts[s].get("platforms", []):
-            rejected[s] = f"its API is not documented for the {PLATFORM}"
-        else:
-            names.append(s)
-    if m is None or m.fastest is None:
-        return Choice(mode, None, True, "nothing was timed in this mode", rejected=rejected)
-    standings = m.rank(names)
-    outcome = {s: standings[s].outcome if s in standings else NOT_TIMED for s in names}
-    best = m.fastest_of(names)
-    choice = _pick(names, outcome, facts, mode, best)
-    choice.rejected = rejected
-    if choice.strategy:
-        choice.p_fastest = m.p_fastest.get(choice.strategy, math.nan)
-        mine = m.candidates[choice.strategy]
-        choice.faster = [
-            s
-            for s, cells in m.candidates.items()
-            if s not in names
-            and all(
-                cells[n].estimate.added_interval[1] < mine[n].estimate.added_interval[0]
-                for n in m.sizes
-            )
-        ]
-    return choice
-
-
-def cross_answer(runs: dict[str, RunData], mode: str) -> tuple[Choice, dict]:
-    """The answer of one mode across workloads, and {strategy: {workload: what it did}}: for a
-    strategy correct in a workload, its cost against that workload's fastest candidate (also for
-    strategies that are not candidates, so a faster undocumented API is visible)."""
-    facts: dict = {}
-    for run in runs.values():
-        facts.update(run.manifest.strategies)
-    table: dict[str, dict[str, str]] = {}
-    outcome: dict[str, list[str]] = {}
-    names, correct = [], {}
-    for s in sorted(facts):
-        row, ok = {}, True
-        for w, run in runs.items():
-            if mode not in run.modes:
-                continue
-            failing = scope_failures(run, s, mode)
-            if failing is None:
-                row[w], ok = "cannot be written here", False
-            elif failing:
-                row[w], ok = f"{failing[0][1]} in `{failing[0][0]}`", False
-            else:
-                row[w] = "correct"
-                correct.setdefault(w, []).append(s)
-        if PLATFORM not in facts[s].get("platforms", []):
-            row["docs"], ok = f"not documented for the {PLATFORM}", False
-        table[s] = row
-        if ok:
-            names.append(s)
-    for w, run in runs.items():  # costs against each workload's fastest candidate
-        m = run.analysis.get(mode)
-        standings = m.rank(names, others=correct.get(w, [])) if m else {}
-        for s in correct.get(w, []):
-            st = standings.get(s)
-            o = NOT_TIMED if st is None else "fastest" if st.reference else st.outcome
-            table[s][w] = o
-            if s in names:
-                outcome.setdefault(s, {})[w] = EQUIVALENT if o == "fastest" else o
-    decided = {}
-    for s, found in outcome.items():
-        timed = [o for o in found.values() if o != NOT_TIMED]
-        if timed:
-            decided[s] = (
-                SLOWER
-                if SLOWER in timed
-                else EQUIVALENT
-                if all(o in (EQUIVALENT, FASTER) for o in timed)
-                else UNDETERMINED
-            )
-    choice = _pick(names, decided, facts, mode, None)
-    if choice.strategy is None and names and outcome:
-        choice = _least_slower(names, outcome, facts, mode)
-    return choice, table
-
-
 def _least_slower(names: list[str], outcome: dict, facts: dict, mode: str) -> Choice:
     """Every candidate is slower than some workload's fastest: the one slower in the fewest
     workloads (then as fast as the fastest in the most, then the simplest), named with where."""
@@ -400,3 +307,15 @@ def kind_answer(runs: dict[str, RunData], kind: str, mode: str) -> tuple[Choice,
         for w in mine:
             table[s].setdefault(w, CANNOT)
     return decide(table, facts, list(mine), mode), table
+
+
+def workload_choice(run: RunData, mode: str) -> Choice:
+    """The answer in one workload (its own page): ``decide`` on that workload's outcomes alone,
+    so a page's answer follows the same rules as the answer per kind."""
+    said = outcomes(run, mode)
+    table = {s: {run.workload: o} for s, o in said.items()}
+    choice = decide(table, run.manifest.strategies, [run.workload], mode)
+    m = run.analysis.get(mode)
+    if choice.strategy and m is not None:
+        choice.p_fastest = m.p_fastest.get(choice.strategy, math.nan)
+    return choice
