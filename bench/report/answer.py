@@ -314,8 +314,6 @@ def workload_choice(run: RunData, mode: str) -> Choice:
     so a page's answer follows the same rules as the answer per kind."""
     said = outcomes(run, mode)
     table = {s: {run.workload: o} for s, o in said.items()}
-    choice = decide(table, run.manifest.strategies, [run.workload], mode)
-    m = run.analysis.get(mode)
-    if choice.strategy and m is not None:
-        choice.p_fastest = m.p_fastest.get(choice.strategy, math.nan)
-    return choice
+    # no P(fastest) here: ModeAnalysis computes it over every working strategy, including ones
+    # that are wrong in other shapes, so beside "fastest candidate" it would contradict the page
+    return decide(table, run.manifest.strategies, [run.workload], mode)
