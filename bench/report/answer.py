@@ -8,8 +8,15 @@ equivalent, slower, or undetermined. The answer is the simplest candidate equiva
 fastest; if a simpler candidate is still undetermined, the answer is "undetermined at this
 precision". A working strategy that is not a candidate (say, documented for Ascend only) but adds
 less is named beside the answer (``faster``). Simplicity: a documented API first, then a scalar
-Parameter, then the shorter write, then the name. Across workloads (``cross_answer``) a candidate
-must be correct in every workload and equivalent in each.
+Parameter, then the shorter write, then the name. Across the workloads of a kind of state
+(``kind_answer``) a candidate must be correct in every one and equivalent in each.
+
+One source of truth (issue 28): ``outcomes`` says, for one workload and mode, what every strategy
+is — the fastest candidate, equivalent, faster, slower, undetermined, not timed, silently wrong or
+not writable — and every page, plot label and README block reads it. ``decide`` is the answer per
+*kind of state* (``KINDS``: a workload declares ``state_kind``), a pure function of those outcome
+tables: the simplest candidate equivalent to the fastest in every workload of the kind, a current
+API before a deprecated one.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from bench.core.cellstats import EQUIVALENT, SLOWER, UNDETERMINED, across, as_fast
+from bench.core.cellstats import EQUIVALENT, FASTER, SLOWER, UNDETERMINED, across, as_fast
 from bench.core.schema import Status
 from bench.measured.apis import PLATFORM
 from bench.measured.shapes import Shape
@@ -25,10 +32,36 @@ from bench.report.load import RunData
 from bench.report.phrases import NOT_TIMED
 
 NO_CANDIDATE = f"no API documented for the {PLATFORM} is correct in every shape here"
+CANNOT = "cannot be written here"
+WRONG = "silently wrong"  # prefix of an outcome: not correct in a shape the answer must hold in
+FASTEST = "fastest"
+TIMED = (FASTEST, EQUIVALENT, FASTER, SLOWER, UNDETERMINED)
+
+KINDS = {  # state_kind -> what a user is doing
+    "small": "replace a small Parameter every step",
+    "rows": "write rows into a large buffer",
+    "elementwise": "update a large Parameter elementwise",
+}
+
+
+def kind_of(work) -> str:
+    """The kind of state a workload updates (its ``state_kind``)."""
+    kind = getattr(work, "state_kind", "")
+    if kind not in KINDS:
+        raise ValueError(
+            f"workload {work.name!r} declares state_kind {kind!r}; one of {list(KINDS)}"
+        )
+    return kind
+
+
+def deprecated(facts: dict) -> bool:
+    """Whether the documentation of the release measured marks the strategy's API deprecated."""
+    return bool(facts.get("deprecated")) or "deprecated" in facts.get("doc_note", "")
 
 
 def simplicity(facts: dict, name: str) -> tuple:
     return (
+        deprecated(facts),
         bool(facts.get("custom")),
         PLATFORM not in facts.get("platforms", []),
         facts.get("layout", "scalar") != "scalar",
@@ -61,7 +94,7 @@ class Choice:
 
     mode: str
     strategy: str | None  # None: no answer
-    decided: bool  # False: undetermined at this precision
+    decided: bool  # False: the data cannot tell it from the fastest yet
     why: str
     equivalent: list[str] = field(default_factory=list)
     undetermined: list[str] = field(default_factory=list)
@@ -97,12 +130,12 @@ def _pick(names: list[str], outcome: dict[str, str], facts: dict, mode: str, fas
             mode,
             best,
             False,
-            "correct everywhere; whether it costs the same as the fastest candidate is "
-            "undetermined at this precision",
+            "correct everywhere; whether it costs the same as the fastest candidate is not "
+            "known yet (its 95 % interval straddles the margin: more rounds would tell)",
             eq,
             und,
             fastest=fastest,
-            short="its cost against the fastest candidate is undetermined at this precision",
+            short="whether it costs the same as the fastest candidate is not known yet",
         )
     if simpler:
         return Choice(
@@ -110,11 +143,11 @@ def _pick(names: list[str], outcome: dict[str, str], facts: dict, mode: str, fas
             best,
             False,
             f"{', '.join(simpler)} (simpler) {'are' if len(simpler) > 1 else 'is'} "
-            "undetermined at this precision",
+            "not yet told apart from the fastest (its 95 % interval straddles the margin)",
             eq,
             und,
             fastest=fastest,
-            short=f"simpler {', '.join(simpler)} undetermined at this precision",
+            short=f"whether simpler {', '.join(simpler)} cost the same is not known yet",
         )
     return Choice(
         mode,
@@ -135,93 +168,6 @@ def alternatives(c: Choice) -> str:
     if und:
         parts.append(f"undetermined: {und}")
     return "; ".join(parts) or "none"
-
-
-def workload_answer(run: RunData, mode: str) -> Choice:
-    """The answer of one mode in one workload."""
-    facts = run.manifest.strategies
-    m = run.analysis.get(mode)
-    names, rejected = [], {}
-    for s in sorted(facts):
-        failing = scope_failures(run, s, mode)
-        if failing is None:
-            continue
-        if failing:
-            rejected[s] = f"{failing[0][1]} in `{failing[0][0]}`" + (
-                f" and {len(failing) - 1} more shapes" if len(failing) > 1 else ""
-            )
-        elif PLATFORM not in facts[s].get("platforms", []):
-            rejected[s] = f"its API is not documented for the {PLATFORM}"
-        else:
-            names.append(s)
-    if m is None or m.fastest is None:
-        return Choice(mode, None, True, "nothing was timed in this mode", rejected=rejected)
-    standings = m.rank(names)
-    outcome = {s: standings[s].outcome if s in standings else NOT_TIMED for s in names}
-    best = m.fastest_of(names)
-    choice = _pick(names, outcome, facts, mode, best)
-    choice.rejected = rejected
-    if choice.strategy:
-        choice.p_fastest = m.p_fastest_of(names).get(choice.strategy, math.nan)
-        mine = m.candidates[choice.strategy]
-        choice.faster = [
-            s
-            for s, cells in m.candidates.items()
-            if s not in names
-            and all(
-                cells[n].estimate.added_interval[1] < mine[n].estimate.added_interval[0]
-                for n in m.sizes
-            )
-        ]
-    return choice
-
-
-def cross_answer(runs: dict[str, RunData], mode: str) -> tuple[Choice, dict]:
-    """The answer of one mode across workloads, and {strategy: {workload: what it did}}: for a
-    strategy correct in a workload, its cost against that workload's fastest candidate (also for
-    strategies that are not candidates, so a faster undocumented API is visible)."""
-    facts: dict = {}
-    for run in runs.values():
-        facts.update(run.manifest.strategies)
-    table: dict[str, dict[str, str]] = {}
-    outcome: dict[str, list[str]] = {}
-    names, correct = [], {}
-    for s in sorted(facts):
-        row, ok = {}, True
-        for w, run in runs.items():
-            if mode not in run.modes:
-                continue
-            failing = scope_failures(run, s, mode)
-            if failing is None:
-                row[w], ok = "cannot be written here", False
-            elif failing:
-                row[w], ok = f"{failing[0][1]} in `{failing[0][0]}`", False
-            else:
-                row[w] = "correct"
-                correct.setdefault(w, []).append(s)
-        if PLATFORM not in facts[s].get("platforms", []):
-            row["docs"], ok = f"not documented for the {PLATFORM}", False
-        table[s] = row
-        if ok:
-            names.append(s)
-    for w, run in runs.items():  # costs against each workload's fastest candidate
-        m = run.analysis.get(mode)
-        standings = m.rank(names, others=correct.get(w, [])) if m else {}
-        for s in correct.get(w, []):
-            st = standings.get(s)
-            o = NOT_TIMED if st is None else "fastest" if st.reference else st.outcome
-            table[s][w] = o
-            if s in names:
-                outcome.setdefault(s, {})[w] = EQUIVALENT if o == "fastest" else o
-    decided = {}
-    for s, found in outcome.items():
-        timed = [o for o in found.values() if o != NOT_TIMED]
-        if timed:
-            decided[s] = across(timed)
-    choice = _pick(names, decided, facts, mode, None)
-    if choice.strategy is None and names and outcome:
-        choice = _least_slower(names, outcome, facts, mode)
-    return choice, table
 
 
 def _least_slower(names: list[str], outcome: dict, facts: dict, mode: str) -> Choice:
@@ -254,3 +200,120 @@ def _least_slower(names: list[str], outcome: dict, facts: dict, mode: str) -> Ch
         "this one is " + "; ".join(parts),
         short="slower than the fastest candidate in " + ", ".join(by[SLOWER]),
     )
+
+
+def outcomes(run: RunData, mode: str) -> dict[str, str]:
+    """{strategy: what it is in this workload and mode}, the one source every page reads:
+    ``cannot be written here``; ``silently wrong: <what> in `<shape>` ``, ``raises …``
+    (not correct in a shape the answer must hold in); else its cost against the fastest
+    *candidate* (correct here and documented for the platform): ``fastest``, ``equivalent``,
+    ``faster``, ``slower``, ``undetermined``, or ``not timed``."""
+    facts = run.manifest.strategies
+    m = run.analysis.get(mode)
+    out, names, correct = {}, [], []
+    for s in sorted(facts):
+        failing = scope_failures(run, s, mode)
+        if failing is None:
+            out[s] = CANNOT
+        elif failing:
+            what, shape = failing[0][1], failing[0][0]
+            more = f" and {len(failing) - 1} more shapes" if len(failing) > 1 else ""
+            out[s] = f"{what} in `{shape}`{more}"
+        else:
+            correct.append(s)
+            if PLATFORM in facts[s].get("platforms", []):
+                names.append(s)
+    standings = m.rank(names, others=correct) if m else {}
+    for s in correct:
+        st = standings.get(s)
+        out[s] = NOT_TIMED if st is None else FASTEST if st.reference else st.outcome
+    return out
+
+
+def _combined(found: dict[str, str]) -> str:
+    """One strategy's outcome across workloads: slower if slower in one; equivalent if as fast as
+    the fastest in all; not timed if not timed in one; otherwise undetermined."""
+    values = [EQUIVALENT if o == FASTEST else o for o in found.values()]
+    if NOT_TIMED in values and SLOWER not in values:
+        return NOT_TIMED
+    return across(values)  # the one rule of cellstats: slower, equivalent or undetermined
+
+
+def decide(
+    table: dict[str, dict[str, str]], facts: dict, workloads: list[str], mode: str
+) -> Choice:
+    """The answer for one kind of state in one mode, from hand-checkable tables.
+
+    ``table``: {strategy: {workload: outcome}} as ``outcomes`` gives it, for every workload of the
+    kind (``workloads``); ``facts``: the strategies' manifest facts (platforms, doc_note, layout,
+    write_size, custom). A *candidate* is correct (timed or not) in every workload and documented
+    for the platform. Current APIs are chosen from first; a deprecated one only when no current
+    candidate exists, and the answer says so. Among them: the simplest equivalent to the fastest
+    in every workload; else undetermined; else the one slower in the fewest workloads."""
+    correct = [
+        s
+        for s, row in table.items()
+        if all(row.get(w) in (*TIMED, NOT_TIMED) for w in workloads)
+        and PLATFORM in facts.get(s, {}).get("platforms", [])
+    ]
+    current = [s for s in correct if not deprecated(facts.get(s, {}))]
+    pool = current or correct
+    found = {s: {w: table[s][w] for w in workloads} for s in pool}
+    combined = {s: _combined(f) for s, f in found.items()}
+    order = sorted(pool, key=lambda s: simplicity(facts.get(s, {}), s))
+    eq = [s for s in order if combined[s] == EQUIVALENT]
+    und = [s for s in order if combined[s] in (UNDETERMINED, NOT_TIMED)]
+    fastest = {w: next((s for s in table if table[s].get(w) == FASTEST), None) for w in workloads}
+    if not pool:
+        return Choice(mode, None, True, NO_CANDIDATE, fastest=None)
+    if eq or und:
+        choice = _pick(
+            pool, {s: EQUIVALENT if s in eq else UNDETERMINED for s in eq + und}, facts, mode, None
+        )
+        best = choice.strategy
+        if combined.get(best) == NOT_TIMED:
+            where = [w for w, o in found[best].items() if o == NOT_TIMED]
+            choice.decided = False
+            choice.short = f"not timed in {', '.join(where)}"
+            choice.why = f"correct everywhere, but not timed in {', '.join(where)}"
+    else:
+        as_eq = {
+            s: {w: EQUIVALENT if o == FASTEST else o for w, o in f.items()}
+            for s, f in found.items()
+        }
+        choice = _least_slower(pool, as_eq, facts, mode)
+    choice.fastest = ", ".join(sorted({f for f in fastest.values() if f})) or None
+    choice.rejected = {s: "deprecated" for s in correct if s not in pool}
+    if choice.strategy and deprecated(facts.get(choice.strategy, {})):
+        choice.why += "; its API is deprecated, but no current API is correct here"
+        choice.short = (
+            choice.short + "; " if choice.short else ""
+        ) + "deprecated: no current API is correct here"
+    return choice
+
+
+def kind_answer(runs: dict[str, RunData], kind: str, mode: str) -> tuple[Choice, dict]:
+    """The answer for one kind of state in one mode across the workloads of that kind, and the
+    outcome table it was decided from."""
+    mine = {w: r for w, r in runs.items() if kind_of(r.work) == kind and mode in r.modes}
+    facts: dict = {}
+    for run in mine.values():
+        facts.update(run.manifest.strategies)
+    table: dict[str, dict[str, str]] = {s: {} for s in facts}
+    for w, run in mine.items():
+        for s, o in outcomes(run, mode).items():
+            table[s][w] = o
+    for s in facts:  # a strategy a workload does not list cannot be written there
+        for w in mine:
+            table[s].setdefault(w, CANNOT)
+    return decide(table, facts, list(mine), mode), table
+
+
+def workload_choice(run: RunData, mode: str) -> Choice:
+    """The answer in one workload (its own page): ``decide`` on that workload's outcomes alone,
+    so a page's answer follows the same rules as the answer per kind."""
+    said = outcomes(run, mode)
+    table = {s: {run.workload: o} for s, o in said.items()}
+    # no P(fastest) here: ModeAnalysis computes it over every working strategy, including ones
+    # that are wrong in other shapes, so beside "fastest candidate" it would contradict the page
+    return decide(table, run.manifest.strategies, [run.workload], mode)

@@ -13,8 +13,9 @@ import pandas as pd
 from bench.core.bandwidth import floor_seconds
 from bench.core.schema import Status
 from bench.measured.modes import MODES, label
-from bench.report import fmt
+from bench.report import answer, fmt
 from bench.report.load import RunData
+from bench.report.phrases import NOT_TIMED, QUEUE_DRAIN
 
 
 def _added(cell, distribution: bool) -> str:
@@ -39,39 +40,48 @@ def per_mode(run: RunData) -> list[str]:
         for c in rows:
             by.setdefault((c.id.strategy, c.id.shape), {})[c.id.size] = c
         table = []
-        for (strategy, shape), cells in sorted(by.items(), key=lambda kv: _rank(m, kv[0][0])):
-            standing = m.standings.get(strategy)
-            what = standing.outcome if standing else "not ranked (wrong while timed)"
-            if strategy == m.fastest:
-                what = "fastest"
+        said = answer.outcomes(run, mode)  # the one source every page reads
+        for (strategy, shape), cells in sorted(by.items(), key=lambda kv: _rank(said, kv[0][0])):
+            what = said.get(strategy, answer.CANNOT)
+            wrong = what not in (*answer.TIMED, NOT_TIMED)
             line = [f"`{strategy}` (`{shape}`)", what]
             for n in sizes:
                 c = cells.get(n)
                 if c is None:
                     line.append("–")
-                elif c.status != Status.WORKS.value:
-                    line.append("silently wrong while timed")
+                elif c.status != Status.WORKS.value or wrong:
+                    line.append("not a cost: not correct")
                 elif c.twin_invalid:
                     line.append(f"twin invalid (whole step {fmt.duration(c.step_s)})")
                 else:
                     line.append(_added(c, dist) + f"; ×{c.estimate.ratio:.2f}")
             table.append(line)
-        head = ["strategy (shape)", "against the fastest", *(f"{run.symbol}={n}" for n in sizes)]
+        head = [
+            "strategy (shape)",
+            "against the fastest candidate",
+            *(f"{run.symbol}={n}" for n in sizes),
+        ]
         note = (
             "median per-round added time and its quartiles (PYNATIVE as users run it is a "
             "distribution of queue drains, not a number)"
             if dist
             else "added time per step [95 % interval]; ratio to the twin's step"
         )
-        out += [f"### {label(mode)}", "", f"{note.capitalize()}.", "", *fmt.table(head, table)]
+        caveat = [f"*Caveat*: {QUEUE_DRAIN}.", ""] if dist else []
+        out += [
+            f"### {label(mode)}",
+            "",
+            f"{note.capitalize()}.",
+            "",
+            *caveat,
+            *fmt.table(head, table),
+        ]
     return out
 
 
-def _rank(m, strategy: str) -> tuple:
+def _rank(said: dict[str, str], strategy: str) -> tuple:
     order = {"fastest": 0, "faster": 1, "equivalent": 1, "undetermined": 2, "slower": 3}
-    standing = m.standings.get(strategy)
-    outcome = "fastest" if strategy == m.fastest else standing.outcome if standing else "z"
-    return (order.get(outcome, 4), strategy)
+    return (order.get(said.get(strategy, ""), 4), strategy)
 
 
 def twins(run: RunData) -> list[str]:

@@ -72,7 +72,7 @@ def write(run_dir: Path, results: Path, plots_dir: Path | None, publish: bool) -
     verdicts = run.verdicts.drop(columns=["dims"])
     write_text_atomic(here / "verdicts.csv", verdicts.to_csv(index=False))
     links = repro.write(run, overview.repro_rows(run), here / "repros")
-    picks = {m: answer.workload_answer(run, m).strategy for m in run.modes}
+    picks = {m: answer.workload_choice(run, m).strategy for m in run.modes}
     images = plots.write_all(run, plots_dir, picks)
     write_text_atomic(here / "shapes.md", shapes_page.shapes_page(run, links))
     title = f"Updating a MindSpore Parameter: {run.work.title}"
@@ -94,7 +94,7 @@ def write_overview(results: Path = paths.RESULTS_DIR, plots_root: Path = paths.P
     if not runs:
         return
     links = {w: f"{w}/summary.md" for w in runs}
-    answers = {m: c for m, (c, _) in overview.answers(runs).items()}
+    answers = readme.kind_answers(runs)
     overview_plots.answer_figure(runs, answers, plots_root / "answer.png")
     overview_plots.correctness_figure(runs, plots_root / "correctness.png")
     write_text_atomic(results / "summary.md", overview.summary_page(runs, links))

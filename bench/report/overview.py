@@ -11,7 +11,7 @@ from bench.core.schema import KINDS, Status
 from bench.measured import workloads
 from bench.measured.apis import PLATFORM
 from bench.measured.modes import MODES, label
-from bench.report import answer, findings, fmt, phrases, words
+from bench.report import answer, findings, fmt, readme, words
 from bench.report.load import RunData, load
 
 
@@ -31,42 +31,6 @@ def _modes(runs: dict[str, RunData]) -> list[str]:
     return [m for m in MODES if m in seen]
 
 
-def answers(runs: dict[str, RunData]) -> dict[str, tuple]:
-    """{mode: (Choice across workloads, {strategy: {workload: outcome}})}."""
-    return {mode: answer.cross_answer(runs, mode) for mode in _modes(runs)}
-
-
-def _code(runs, strategy: str, mode: str) -> str:
-    run = runs.get("clip") or next(iter(runs.values()))
-    return phrases.code_for(run, strategy).replace("\n", "; ")  # one table cell
-
-
-def answer_rows(runs: dict[str, RunData]) -> list[list[str]]:
-    clip = runs.get("clip")
-    rows = []
-    for mode, (c, _) in answers(runs).items():
-        if c.strategy is None:
-            rows.append([label(mode), f"*{c.why}*", "–", "–"])
-            continue
-        facts = next(
-            r.manifest.strategies[c.strategy]
-            for r in runs.values()
-            if c.strategy in r.manifest.strategies
-        )
-        what = f"`{_code(runs, c.strategy, mode)}`" + ("" if c.decided else f" — *{c.why}*")
-        cost = phrases.cost_phrase(clip, mode, c.strategy) if clip else "–"
-        others = answer.alternatives(c)
-        rows.append(
-            [
-                label(mode),
-                what + (f" ({facts['doc_note']})" if facts.get("doc_note") else ""),
-                cost,
-                others,
-            ]
-        )
-    return rows
-
-
 def summary_page(runs: dict[str, RunData], links: dict[str, str]) -> str:
     """results/summary.md."""
     out = [
@@ -79,21 +43,13 @@ def summary_page(runs: dict[str, RunData], links: dict[str, str]) -> str:
         "",
         "## The answer",
         "",
-        *fmt.table(
-            [
-                "mode",
-                "write this instead of `self.limit.set_data(new)`",
-                "what it adds (the clip cell, per batch size N)",
-                "alternatives (equivalent; undetermined)",
-            ],
-            answer_rows(runs),
-        ),
-        f"*Write this*: among the *candidates* (APIs documented for the {PLATFORM} that compute "
-        "what their code means in every code shape of every workload where the write follows "
-        "the reads: the clip, Batch Renormalization, a KV cache, an EMA of weights), the "
-        "simplest whose added time is equivalent to the fastest candidate's in each workload "
-        "(within the margin, 95 % confidence); if none is, the one slower in the fewest "
-        "workloads, with where. *Undetermined* where the data cannot tell at this precision.",
+        "Per kind of state, the simplest *candidate* (an API documented for the "
+        f"{PLATFORM}, not deprecated when a current one is correct, that computes what its "
+        "code means in every code shape of every workload of that kind) whose cost per step is "
+        "as low as the fastest candidate's, within the margin, in every one of them. Each "
+        "snippet is run as printed by the tests (tests/ms/test_snippets.py).",
+        "",
+        *readme.answers_block(runs, readme.kind_answers(runs), results=""),
         "",
         "![the answer per mode](../plots/answer.png)",
         "",
@@ -162,11 +118,17 @@ def _findings_list(runs) -> list[str]:
 
 def _candidates(runs) -> list[str]:
     out = []
-    for mode, (_, table) in answers(runs).items():
-        names = sorted(table)
-        cols = [w for w in runs if any(w in table[s] for s in names)]
+    for mode in _modes(runs):
+        said = {w: answer.outcomes(r, mode) for w, r in runs.items() if mode in r.modes}
+        names = sorted({s for found in said.values() for s in found})
+        cols = list(said)
+        facts = {s: f for r in runs.values() for s, f in r.manifest.strategies.items()}
         rows = [
-            [f"`{s}`", *(table[s].get(w, "–") for w in cols), table[s].get("docs", PLATFORM)]
+            [
+                f"`{s}`",
+                *(said[w].get(s, answer.CANNOT) for w in cols),
+                ", ".join(facts.get(s, {}).get("platforms", [])) or "not documented",
+            ]
             for s in names
         ]
         out += [f"**{label(mode)}**", "", *fmt.table(["strategy", *cols, "documented"], rows)]

@@ -17,82 +17,109 @@ WORST = tuple(
 
 
 def answer_figure(runs: dict, answers: dict, path: Path) -> Path | None:
-    """One panel per mode: the clip's added time per step of every strategy, the answer thick."""
-    run = runs.get("clip")
-    if run is None:
+    """One row per kind of state (``answers``: ``readme.kind_answers``), one panel per mode users
+    run: what each strategy adds to the step of the kind's shown workload, drawn only where it is
+    correct in every shape of that workload (``answer.outcomes``: a silently wrong strategy has
+    no cost to draw); the kind's answer thick and labelled, with its band: the 95 % interval, or
+    the rounds' quartiles in a distribution mode (PYNATIVE)."""
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import NullFormatter
+
+    from bench.report import answer
+    from bench.report.readme import SNIPPET_FROM
+
+    rows = []
+    for kind, per_mode in answers.items():
+        mine = {w: r for w, r in runs.items() if answer.kind_of(r.work) == kind}
+        w = SNIPPET_FROM.get(kind) if SNIPPET_FROM.get(kind) in mine else next(iter(mine))
+        modes = [m for m in per_mode if not MODES[m].diagnostic and m in mine[w].modes]
+        rows.append((kind, w, mine[w], modes, per_mode))
+    if not rows:
         return None
-    modes = [m for m in MODES if m in run.modes]
-    ncols = min(3, len(modes))
-    nrows = -(-(len(modes) + 1) // ncols)  # one more panel for the shared legend
-    fig, axes = _figure(width=5.4 * ncols, height=4.4 * nrows, ncols=ncols, nrows=nrows)
+    ncols = max(len(r[3]) for r in rows)
+    fig, axes = _figure(width=4.6 * ncols, height=3.9 * len(rows), ncols=ncols, nrows=len(rows))
     styles = style()
     handles: dict[str, object] = {}
-    for ax, mode in zip(axes, modes):
-        m = run.analysis.get(mode)
-        choice = answers.get(mode)
-        pick = choice.strategy if choice else None
-        by: dict[str, list] = {}
-        for c in m.of_role("update") if m else []:
-            if c.shows_cost:
-                by.setdefault(c.id.strategy, []).append(c)
-        for strategy, cs in sorted(by.items()):
-            cs.sort(key=lambda c: c.id.size)
-            s = styles[strategy]
-            x = [c.id.size for c in cs]
-            y = np.asarray([c.estimate.added_s for c in cs]) * 1e6
-            lo = np.asarray([c.estimate.added_interval[0] for c in cs]) * 1e6
-            hi = np.asarray([c.estimate.added_interval[1] for c in cs]) * 1e6
-            wide = strategy == pick
-            (line,) = ax.plot(
-                x,
-                y,
-                ls=s["ls"],
-                marker=s["marker"],
-                color=s["color"],
-                lw=3 if wide else 1,
-                alpha=1 if wide else 0.6,
-                zorder=5 if wide else 2,
-                label=strategy,
-            )
-            handles.setdefault(strategy, line)
-            if wide:
-                ax.annotate(
-                    f"answer: {strategy}",
-                    (x[-1], y[-1]),
-                    xytext=(-6, 8),
-                    textcoords="offset points",
-                    ha="right",
-                    fontsize=8,
-                    color=s["color"],
-                    fontweight="bold",
+    for i, (kind, w, run, modes, per_mode) in enumerate(rows):
+        for j in range(ncols):
+            ax = axes[i * ncols + j]
+            if j >= len(modes):
+                ax.axis("off")
+                continue
+            mode = modes[j]
+            pick = per_mode[mode][0].strategy
+            said = answer.outcomes(run, mode)
+            dist = MODES[mode].distribution
+            m = run.analysis.get(mode)
+            by: dict[str, list] = {}
+            for c in m.of_role("update") if m else []:
+                if c.shows_cost and said.get(c.id.strategy) in answer.TIMED:
+                    by.setdefault(c.id.strategy, []).append(c)
+            for strategy, cs in sorted(by.items()):
+                cs.sort(key=lambda c: c.id.size)
+                st = styles[strategy]
+                x = [c.id.size for c in cs]
+                if dist:
+                    q = np.asarray([c.added_quartiles() for c in cs]) * 1e6
+                    y, lo, hi = q[:, 1], q[:, 0], q[:, 2]
+                else:
+                    y = np.asarray([c.estimate.added_s for c in cs]) * 1e6
+                    lo = np.asarray([c.estimate.added_interval[0] for c in cs]) * 1e6
+                    hi = np.asarray([c.estimate.added_interval[1] for c in cs]) * 1e6
+                wide = strategy == pick
+                (line,) = ax.plot(
+                    x,
+                    y,
+                    ls=st["ls"],
+                    marker=st["marker"],
+                    color=st["color"],
+                    lw=3 if wide else 1,
+                    alpha=1 if wide else 0.6,
+                    zorder=5 if wide else 2,
                 )
-                ax.fill_between(x, lo, hi, color=s["color"], alpha=0.25)
-        _log(ax, "x")
-        ax.set_yscale("symlog", linthresh=10)
-        ax.axhline(0, color="black", lw=0.8)
-        ax.set(title=label(mode), xlabel="batch size N (samples)")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.set_ylabel("time the update adds per step (µs)")
-    for ax in axes[len(modes) :]:
-        ax.axis("off")
-    from matplotlib.lines import Line2D
-
-    axes[len(modes)].legend(
+                handles.setdefault(strategy, line)
+                if wide:
+                    ax.annotate(
+                        f"the answer: {strategy}",
+                        (x[-1], y[-1]),
+                        xytext=(-6, 8),
+                        textcoords="offset points",
+                        ha="right",
+                        fontsize=8,
+                        color=st["color"],
+                        fontweight="bold",
+                    )
+                    band = "rounds' quartiles" if dist else "95 % interval"
+                    ax.fill_between(x, lo, hi, color=st["color"], alpha=0.25, label=band)
+                    ax.legend(loc="upper left", fontsize=7)
+            _log(ax, "x")
+            ax.xaxis.set_minor_formatter(NullFormatter())  # a decade's labels only: no overlap
+            ax.set_yscale("symlog", linthresh=10)
+            ax.axhspan(-10, 10, color="0.92", zorder=0)
+            ax.axhline(0, color="black", lw=0.8)
+            title = f"{answer.KINDS[kind]}\n{label(mode)} ({w})"
+            if pick is None:
+                title += ": no answer"
+            ax.set(title=title, xlabel=f"size {run.symbol}")
+            ax.title.set_fontsize(9)
+            ax.grid(True, which="both", alpha=0.3)
+            ax.set_ylabel("added per step (µs; linear inside the grey ±10)", fontsize=8)
+    fig.legend(
         handles=[
             Line2D([], [], ls=styles[k]["ls"], marker=styles[k]["marker"], color=styles[k]["color"])
             for k in sorted(handles)
         ],
         labels=sorted(handles),
-        loc="center",
-        fontsize=9,
-        ncols=2,
-        title="strategy (thick, with its 95 % band: the answer of the mode)",
-        title_fontsize=9,
+        loc="outside lower center",
+        fontsize=8,
+        ncols=min(8, len(handles)) or 1,
+        title="strategies correct in every shape of the workload (the answer thick)",
+        title_fontsize=8,
     )
+    run0 = rows[0][2]
     fig.suptitle(
-        "The answer per mode: the clip cell of the original report "
-        f"(band: the answer's 95 % interval) · MindSpore "
-        f"{run.environment.get('mindspore', '?')} · run {run.manifest.run_id}",
+        "The answer per kind of state and mode · MindSpore "
+        f"{run0.environment.get('mindspore', '?')}",
         fontsize=10,
     )
     return _save(fig, path)

@@ -132,6 +132,53 @@ def pairs_section(run: RunData, links: dict, limit: int | None = 12) -> list[str
     return out
 
 
+SHOWN = {"scalar": "assign", "vector": "index_add"}  # whose write each layout's code shows
+FALLBACK = ("index_add", "slice_ellipsis", "assign")  # for shapes the first cannot write
+
+
+def shape_code(run: RunData) -> list[str]:
+    """Each shape's ``construct`` (and helpers) as the gate generated it, for a workload whose
+    dimension values have no lines of their own (all but the clip): ``ops.assign`` for a scalar
+    Parameter, ``ops.index_add`` for a 1-element vector (another strategy where that one cannot
+    write the shape, e.g. the cache's row writes; each block names whose write it shows)."""
+    dims = [d for layout in SHOWN for d in run.work.dimensions(layout)]
+    if any(d.lines(v) for d in dims for v in d.values):
+        return []
+    from bench.measured import discovery
+    from bench.measured.shapes.codegen import Emit, Inexpressible
+
+    out = ["## The code of each shape", ""]
+    classes = {}
+    for name in dict.fromkeys([*SHOWN.values(), *FALLBACK]):
+        try:
+            classes[name] = discovery.load(name).cell_class
+        except Exception as exc:
+            out += [f"(the `{name}` code could not be loaded: {exc})", ""]
+    for layout, first in SHOWN.items():
+        for shape in run.work.shapes(layout):
+            code, used = "# no strategy shown here expresses this shape", first
+            for name in dict.fromkeys([first, *FALLBACK]):
+                if name not in classes:
+                    continue
+                try:
+                    emit = Emit(classes[name], set(run.work.reserved))
+                    code, used = run.work.construct_source(shape, emit), name
+                    break
+                except Inexpressible:
+                    continue
+            out += [
+                f"<details><summary><code>{shape.name}</code> ({layout}, `{used}`)</summary>",
+                "",
+                "```python",
+                *code.rstrip().splitlines(),
+                "```",
+                "",
+                "</details>",
+                "",
+            ]
+    return out
+
+
 def shapes_page(run: RunData, links: dict) -> str:
     """Markdown of every dimension, every minimal pair, every verdict."""
     v = run.verdicts
@@ -145,6 +192,7 @@ def shapes_page(run: RunData, links: dict) -> str:
         "own write takes its place.",
         "",
         *dimensions(run),
+        *shape_code(run),
         "## Minimal pairs: what flips a verdict",
         "",
         *pairs_section(run, links, limit=None),

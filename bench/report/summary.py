@@ -47,7 +47,7 @@ def correct_everywhere(run: RunData, strategy: str, mode: str) -> str:
 def answer_table(run: RunData) -> list[str]:
     rows = []
     for mode in run.modes:
-        c = answer.workload_answer(run, mode)
+        c = answer.workload_choice(run, mode)
         if c.strategy is None:
             rows.append([label(mode), f"*{c.why}*", "–", "–", "–"])
             continue

@@ -36,17 +36,35 @@ TERMS = {
     "no-update twin": "the same generated code with every write removed and the written value "
     "kept alive (`ops.depend`), so the compiler keeps the work: what a strategy costs is its "
     "step minus its twin's",
+    "base twin": "the plainest no-update twin of a workload (a 0-d Parameter read directly); "
+    "every other twin and the A/A copy are timed against it",
+    "as-written": "the one shape of a strategy that writes its own construct or updates on the "
+    "host after each step: timed as the strategy wrote it, against the forward alone",
+    "stage": "one pass of timing; a later stage re-times only the cells whose comparison the "
+    "earlier stages left undetermined",
+    "quartiles": "the rounds' 25th, 50th (median) and 75th percentiles: half the rounds fall "
+    "between the first and the last; not a confidence interval",
+    "`write=depend`": "a shape named by its dimension and value: here the dimension `write` "
+    "takes the value `depend` (the write wrapped in `ops.depend`); shapes.md shows the code of "
+    "every value",
+    "`construct=base`": "the state class's construct is inherited from a base class in another "
+    "module (`construct=own`: defined in the class itself)",
+    "`read=view`": "the new value is computed from a 0-d view `self.p.reshape(())` of a "
+    "1-element vector Parameter (`read=copy`: from a copy); the view sees in-place writes "
+    "eagerly, not in GRAPH_MODE",
     "added time": "time per step the update adds: the strategy's step minus its twin's, from "
     "paired blocks (a block is k steps synchronized once at its end; each round times one block "
     "of each, in ABBA order), with a 95 % interval that covers the spread between processes",
     "equivalent": "the cost differs from the fastest by less than the margin, with 95 % "
     "confidence (the whole interval of the difference lies inside ±margin)",
     "slower": "the cost exceeds the fastest's by more than the margin, with 95 % confidence",
-    "undetermined": "the interval is too wide to tell equivalent from slower at this precision "
-    "(`nox -s bench -- --rigorous` measures longer)",
+    "undetermined": "not yet known whether it costs the same as the fastest or more: the 95 % "
+    "interval of the difference straddles the margin, so more rounds are needed "
+    "(`nox -s bench -- --rigorous` measures longer); not a failure of the tool",
     "A/A": "the twin timed against a second copy of itself: what the harness itself adds (ideally "
     "nothing); a mode whose A/A bias exceeds the margin has its costs flagged",
-    "not measurable": "the added time's interval lies within ±margin of zero",
+    "no detectable cost": "the added time's 95 % interval lies within ±margin of zero; the "
+    "bound in brackets is the interval's upper end, the most the data allow",
     "P(fastest)": "the probability, under the same model, that the named strategy has the "
     "lowest mean relative cost over the sizes",
     "layout": "how the small state is stored: a 0-d Parameter (scalar) or a 1-element vector "

@@ -147,7 +147,7 @@ def test_every_committed_report_is_what_its_raw_data_renders_to_today(tmp_path):
     from bench.report import overview, readme
 
     runs = overview.reference_runs(results)
-    choices = {m: c for m, (c, _) in overview.answers(runs).items()}
+    choices = readme.kind_answers(runs)
     text = (ROOT / "README.md").read_text()
     for name, lines in readme.blocks(runs, choices).items():
         begin, end = readme.markers(name)

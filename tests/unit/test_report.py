@@ -138,7 +138,7 @@ def _copy(tmp_path):
 
 def test_the_readme_blocks_and_the_overview_render(run, tmp_path):
     runs = {"clip": run}
-    choices = {m: c for m, (c, _) in overview.answers(runs).items()}
+    choices = readme.kind_answers(runs)
     blocks = readme.blocks(runs, choices)
     assert "**GRAPH_MODE**" in "\n".join(blocks["answers"]) and "```python" in "\n".join(
         blocks["answers"]
@@ -151,7 +151,7 @@ def test_the_readme_blocks_and_the_overview_render(run, tmp_path):
     path = tmp_path / "README.md"
     begin, end = readme.markers("answers")
     path.write_text(f"top\n{begin}\nold\n{end}\nend\n")
-    assert readme.write(path, blocks) and "old" not in path.read_text()
+    assert readme.write(path, blocks) and "\nold\n" not in path.read_text()
     assert not readme.write(path, blocks)  # nothing changes a second time
 
 

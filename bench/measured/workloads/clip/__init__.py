@@ -102,6 +102,7 @@ BASE_SHAPE = {"write": "helper", "read": "param", "order": "after", "new": "arg"
 
 
 class Clip(ClipRuntime, Workload):
+    state_kind = "small"  # the kind of state its answer is for (bench.report.answer.KINDS)
     title = (
         "the adaptive-clip cell of the original report (clip to [-limit, limit], then "
         "limit = min(limit + 1e-4 * N, 3.0))"
