@@ -3,6 +3,7 @@
 from bench.strategy import Strategy
 
 DESCRIPTION = "self.limit = value"
+API = "mindspore.Parameter.set_data"  # Cell.__setattr__ turns the rebinding into set_data
 WORKLOADS = ("clip",)  # overrides construct or after_step, or writes self.limit by name
 
 

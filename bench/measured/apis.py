@@ -101,6 +101,61 @@ APIS = {
         writes=IN_PLACE,
         says="index value assignment changes the indexed elements of the tensor",
     ),
+    # Added for issue 28: what MindSpore 2.x users (many porting from PyTorch) write. Platforms,
+    # deprecation and words from the 2.10.0 docstrings (the pages are generated from them) and the
+    # pages found by search; an in-place method whose own page lists no platforms gets none here.
+    "mindspore.Tensor.add_": ApiDoc(
+        (),
+        f"{DOCS}/mindspore/Tensor/mindspore.Tensor.add_.html",
+        "its page lists no platforms (only 'In-place version of mindspore.Tensor.add()', whose "
+        "page lists Ascend, GPU, CPU); not marked deprecated",
+        writes=IN_PLACE,
+        says="In-place version of mindspore.Tensor.add()",
+    ),
+    "mindspore.Tensor.index_copy_": ApiDoc(
+        ("Ascend",),
+        f"{DOCS}/mindspore/Tensor/mindspore.Tensor.index_copy_.html",
+        "documented for Ascend only; not marked deprecated",
+        writes=IN_PLACE,
+        says="Copies the elements of tensor into the self ... Returns self Tensor",
+    ),
+    "mindspore.Tensor.index_put_": ApiDoc(
+        ("Ascend",),
+        f"{DOCS}/mindspore/Tensor/mindspore.Tensor.index_put_.html",
+        "documented for Ascend only; not marked deprecated",
+        writes=IN_PLACE,
+        says="replace the corresponding elements in Tensor self with the values ... Update and "
+        "return self",
+    ),
+    "mindspore.Tensor.fill_": ApiDoc(
+        ("Ascend",),
+        f"{DOCS}/mindspore/Tensor/mindspore.Tensor.fill_.html",
+        "documented for Ascend only; experimental; a Tensor value must be 0-D or shape [1]",
+        writes=IN_PLACE,
+        says="Fills self tensor with the specified value",
+    ),
+    "mindspore.ops.InplaceUpdateV2": ApiDoc(
+        ("GPU", "CPU"),
+        f"{DOCS}/ops/mindspore.ops.InplaceUpdateV2.html",
+        "experimental; not marked deprecated; its Outputs are a new Tensor",
+        writes=IN_PLACE,
+        says="Updates specified values in x to v according to indices",
+    ),
+    "mindspore.ops.ScatterUpdate": ApiDoc(
+        ("Ascend", "GPU", "CPU"),
+        f"{DOCS}/ops/mindspore.ops.ScatterUpdate.html",
+        "not marked deprecated",
+        writes=IN_PLACE,
+        says="Using given values to update tensor value (input_x: Parameter or Tensor)",
+    ),
+    "mindspore.ops.tensor_scatter_update": ApiDoc(
+        ("Ascend", "GPU", "CPU"),
+        f"{DOCS}/ops/mindspore.ops.tensor_scatter_update.html",
+        "not marked deprecated; functional: only rebinding the attribute writes the Parameter",
+        writes=REPLACE,
+        says="Creates a new tensor by updating the positions in input_x ... the updates are "
+        "applied on output Tensor instead of input_x",
+    ),
 }
 
 PLATFORM = "CPU"  # what this suite measures on

@@ -42,7 +42,9 @@ def style(names=None) -> dict[str, dict]:
     for i, n in enumerate(every):
         out[n] = {
             "color": OKABE_ITO[i % len(OKABE_ITO)],
-            "marker": MARKERS[i % len(MARKERS)],
+            # colour and line repeat every 24 names: the marker moves on by one then, so
+            # styles stay distinct up to 8 x 3 x 12 names
+            "marker": MARKERS[(i + i // (len(OKABE_ITO) * len(LINES))) % len(MARKERS)],
             "ls": LINES[(i // len(OKABE_ITO)) % len(LINES)],
         }
     return out

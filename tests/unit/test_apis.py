@@ -25,6 +25,13 @@ DECLARED = {
     "mindspore.ops.scatter_nd_update": IN_PLACE,
     "mindspore.Parameter.set_data": REPLACE,
     "mindspore.Tensor.__setitem__": IN_PLACE,
+    "mindspore.Tensor.add_": IN_PLACE,
+    "mindspore.Tensor.index_copy_": IN_PLACE,
+    "mindspore.Tensor.index_put_": IN_PLACE,
+    "mindspore.Tensor.fill_": IN_PLACE,
+    "mindspore.ops.InplaceUpdateV2": IN_PLACE,
+    "mindspore.ops.ScatterUpdate": IN_PLACE,
+    "mindspore.ops.tensor_scatter_update": REPLACE,  # functional: the rebinding writes
 }
 
 
@@ -57,6 +64,13 @@ STRATEGY_SEMANTICS = {
     "set_data": REPLACE,
     "slice_ellipsis": IN_PLACE,
     "slice_index": IN_PLACE,
+    "add_": IN_PLACE,
+    "index_copy_": IN_PLACE,
+    "index_put_": IN_PLACE,
+    "fill_": IN_PLACE,
+    "inplace_update_v2": IN_PLACE,
+    "scatter_update": IN_PLACE,
+    "tensor_scatter_update": REPLACE,
 }
 
 

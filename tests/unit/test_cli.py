@@ -10,7 +10,7 @@ from tests.conftest import bench
 @pytest.mark.parametrize(
     "args, words",
     [
-        (["--strategies", "assign,nope"], "unknown strategy 'nope' (valid: assign,"),
+        (["--strategies", "assign,nope"], "unknown strategy 'nope' (valid: add_, assign,"),
         (["--modes", "graph,eager"], "unknown mode 'eager' (valid: graph, pynative"),
         (["--shapes", "inline-nope"], "unknown shape 'inline-nope' (valid: "),
         (["--batch-sizes", "0,8"], "must be positive: '0'"),
