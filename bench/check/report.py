@@ -151,4 +151,6 @@ def terminal(r: Report) -> str:
             rows.append(f"    write instead: {d['write_instead'][:200]}")
         if d["repro"]:
             rows.append(f"    repro: {d['repro']}")
+    if r.shrink:
+        rows.append(f"shrink: {r.shrink}")
     return "\n".join(rows)

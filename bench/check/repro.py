@@ -7,6 +7,7 @@ be built. Only ``mindspore`` and ``numpy`` are imported (besides what the user's
 from __future__ import annotations
 
 import ast
+import sys
 
 import numpy as np
 
@@ -26,8 +27,15 @@ def strip_main(source: str) -> str:
 
 
 def literal(a) -> str:
+    """Python source that rebuilds ``a`` exactly (the shortest digits that round-trip)."""
     a = np.asarray(a)
-    return f"np.array({a.tolist()!r}, dtype={str(a.dtype)!r})"
+    if a.dtype.kind == "f" and np.all(np.isfinite(a)):
+        text = np.array2string(
+            a, separator=", ", threshold=sys.maxsize, floatmode="unique", max_line_width=96
+        )
+    else:
+        text = repr(a.tolist()).replace("nan", "np.nan").replace("inf", "np.inf")
+    return f"np.array({text}, dtype={str(a.dtype)!r})"
 
 
 def first_divergence(ref: dict, inst: dict, tols: dict) -> tuple:
