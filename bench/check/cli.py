@@ -233,7 +233,11 @@ def _check(args, start) -> int:
         write = ""
         ans = answers_table.get(label(v.mode))
         if ans and (found.writes or known.SET_DATA in found.found):
-            write = f"{ans.write}; what it adds: {ans.cost}"
+            write = (
+                f"{ans.write}; what it adds: {ans.cost} (the suite's answer for a small "
+                "Parameter, written for its clip cell's `self.limit`: put your Parameter and its "
+                "new value; read from results/summary.md)"
+            )
         d = R.Divergence(
             v.mode,
             v.kinds,
