@@ -99,7 +99,9 @@ def constructs(source: str, params: set[str] = frozenset(), inherited: bool = Fa
                     view_at = view_at or node.lineno
             if isinstance(node, ast.Assign) and fn.name != "__init__":
                 for t in node.targets:
-                    if isinstance(t, ast.Subscript) and _is_self_attr(t.value):
+                    if isinstance(t, ast.Subscript) and (
+                        _is_self_attr(t.value) or isinstance(t.value, ast.Name)
+                    ):  # self.p[...] = v, or param[...] = v in a helper taking the Parameter
                         ellipsis = isinstance(t.slice, ast.Constant) and t.slice.value is ...
                         c.writes.add("slice_ellipsis" if ellipsis else "slice_index")
                         if view_at is not None and node.lineno > view_at:
@@ -171,7 +173,14 @@ def match(
     when the user's code has the rule's construct, a strategy entry when it uses that write."""
     scored = []
     for f in findings:
-        if mode not in f.modes or not _outcome_matches(f.outcome, kind, message):
+        # a view read stale at the first call has no earlier state to explain it: the check sees
+        # a wrong output there, the suite's finding (which knows the value read) a stale read
+        first_call_view = (
+            kind == K.WRONG_OUTPUT and f.outcome == K.STALE_READ and VIEW_READ in found.found
+        )
+        if mode not in f.modes or not (
+            _outcome_matches(f.outcome, kind, message) or first_call_view
+        ):
             continue
         if f.rule:
             construct = RULES.get(f.rule)

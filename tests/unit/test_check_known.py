@@ -123,6 +123,17 @@ def test_constructs(source, construct, writes):
     assert (list(found.found) == [construct]) if construct else not found.found
 
 
+def test_a_slice_write_through_a_helper_argument_is_a_slice_write():
+    source = src(
+        """
+        class C:
+            def write(self, param, value):
+                param[...] = value
+        """
+    )
+    assert known.constructs(source, {"limit"}).writes == {"slice_ellipsis"}
+
+
 def test_a_view_read_after_the_write_is_not_the_stale_read_construct():
     source = src(
         """
@@ -154,6 +165,11 @@ def test_findings_are_parsed_with_modes_rules_and_strategies():
          ["clip-stale-read-read-copy-view-graph-jit-ast"]),
         # the same kind without the construct: nothing
         ("graph", K.STALE_READ, "", {}, {"assign"}, []),
+        # a wrong output with a view read: the view rule (stale at the first call, no earlier
+        # state to show it); without the view read: nothing
+        ("graph", K.WRONG_OUTPUT, "", {known.VIEW_READ: "l"}, {"assign"},
+         ["clip-stale-read-read-copy-view-graph-jit-ast"]),
+        ("graph", K.WRONG_OUTPUT, "", {}, {"index_add"}, []),
         # set_data raising in GRAPH_MODE: same exception type
         ("graph", K.RAISES, "RuntimeError: Failed", {}, {"set_data"},
          ["clip-raises-set-data-graph-jit-ast"]),
