@@ -77,6 +77,8 @@ def _no_reference(ref: dict, steps: int) -> str | None:
         if error["step"] < 0:
             return f"make_cell() fails for {who}: {error['message']}"
         message = error["message"].rstrip(".")
+        if error.get("type") == "make_inputs":
+            return f"{message}: no inputs to check with"
         shape = "shape" in message.lower() or error.get("type") in ("ValueError", "TypeError")
         if error["step"] == 0 and n == 0 and shape:
             return f"the inputs do not fit: the eager call with make_inputs(0) raises {message}"

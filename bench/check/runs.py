@@ -98,7 +98,12 @@ def trace(target, mode, steps, inputs=None, instances=1, float64=False, report=l
             try:
                 arrays = inputs[i] if inputs is not None else None
                 if arrays is None:
-                    arrays = as_numpy_inputs(target.make_inputs(i))
+                    try:
+                        arrays = as_numpy_inputs(target.make_inputs(i))
+                    except Exception as exc:
+                        message = f"make_inputs({i}) raises {_first_line(exc)}"
+                        inst["error"] = {"step": i, "message": message, "type": "make_inputs"}
+                        break
                     recorded.append(arrays)
                 if float64:
                     arrays = tuple(a.astype(np.float64) if a.dtype.kind == "f" else a

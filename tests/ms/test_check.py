@@ -90,6 +90,7 @@ def test_the_graph_answer_agrees(tmp_path):
         (f"{FIXTURES}/sleeps.py:Sleeps", ["--timeout", "3"], "hangs: no progress for 3 s"),
         (f"{FIXTURES}/view_clip.py:ViewClip", ["--modes", "eager"], "unknown mode 'eager'"),
         ("view_clip", [], "expected PATH.py:CellName"),
+        (f"{FIXTURES}/inputs_raise.py:Id", [], "make_inputs(0) raises KeyError: 0"),
     ],
 )
 def test_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, target, extra, message):
