@@ -104,13 +104,15 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.check.variants")
     p.add_argument("workloads", nargs="+")
     p.add_argument("--limit", type=int, default=0, help="at most this many entries a workload")
+    p.add_argument("--skip", type=int, default=0, help="skip this many entries a workload")
     p.add_argument("--steps", type=int, default=4)
     args = p.parse_args(argv)
     folder = Path(tempfile.mkdtemp(prefix="bench-check-variants-"))
     detected = total = alarms = pairs = same_kind = quoted = 0
     for workload in args.workloads:
         todo = cases(workload)
-        for case in todo[: args.limit or None]:
+        end = args.skip + args.limit if args.limit else None
+        for case in todo[args.skip : end]:
             start = time.monotonic()
             try:
                 path = user_file(workload, case["strategy"], case["shape"], folder)
