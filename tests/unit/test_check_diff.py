@@ -128,6 +128,15 @@ def test_a_missing_answer_is_asked_for_not_guessed():
     assert i == 0 and state["p"] == a(0.0)
 
 
+def test_a_state_eager_cannot_run_from_is_a_wrong_output_not_a_pass():
+    answers = eager_answers()
+    answers.add(1, {"p": a(7.0)}, [], {})  # eager raised from p=7
+    trace = inst(0.0, [step([1.0], 7.0), step([8.0], 8.0)])
+    run = diff.judge_instance(trace, answers, TOLS, "graph", 1, 1)
+    assert run.bad_steps == [1, 2]
+    assert "eager raises" in run.steps[1]["note"]
+
+
 def test_an_error_on_the_first_step_is_raises_with_its_message():
     trace = inst(0.0, [])
     trace["error"] = {"step": 0, "message": "RuntimeError: no set_data", "type": "RuntimeError"}
