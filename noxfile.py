@@ -72,6 +72,13 @@ def findings(session: nox.Session) -> None:
 
 
 @nox.session
+def check(session: nox.Session) -> None:
+    """Check your own Cell in every mode against eager: `nox -s check -- PATH.py:CellName`."""
+    _install(session, "measure", "report")
+    session.run("python", "-m", "bench.check", *session.posargs)
+
+
+@nox.session
 def compare(session: nox.Session) -> None:
     """Compare two runs cell by cell: `nox -s compare -- RUN_A RUN_B [--only-changed]`."""
     _install(session, "report")

@@ -1,0 +1,5 @@
+import sys
+
+from bench.check.cli import main
+
+sys.exit(main())

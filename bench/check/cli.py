@@ -1,0 +1,339 @@
+"""``python -m bench.check PATH.py:CellName``: check a user's Cell in every mode against eager.
+
+Exit codes: 0 every mode agrees with eager, 1 a mode diverges, 2 bad input (nothing written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import inspect
+import shlex
+import sys
+import time
+from pathlib import Path
+
+from bench.check import diff, known, repro, runs
+from bench.check import kinds as K
+from bench.check import report as R
+from bench.check.target import BadInput, load
+from bench.measured.modes import MODES, label
+
+DEFAULT_MODES = ("graph", "jit_ast", "jit_bytecode")
+ORACLE_ROUNDS = 4
+FAILED = ([], {})  # eager raised from that state: no answer
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog="python -m bench.check",
+        description="Run your Cell in every MindSpore mode and diff its outputs and Parameters "
+        "per step against its eager (PYNATIVE_MODE) run.",
+        epilog="The file defines the Cell, make_cell() and make_inputs(step). Exit codes: 0 every "
+        "mode agrees with eager, 1 a mode diverges, 2 bad input (nothing written).",
+    )
+    p.add_argument("target", help="PATH.py:CellName")
+    p.add_argument("--steps", type=int, default=6, help="steps per run (default 6)")
+    p.add_argument(
+        "--modes",
+        default=",".join(DEFAULT_MODES),
+        help=f"comma-separated compiled modes to check (default {','.join(DEFAULT_MODES)}); "
+        "PYNATIVE_MODE always runs as the reference",
+    )
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds without progress (120)")
+    p.add_argument("--out", type=Path, help="where to write (default check-results/<CellName>/)")
+    p.add_argument("--shrink", action="store_true", help="shrink the first divergence's repro")
+    p.add_argument("--json", action="store_true", help="print report.json instead of a summary")
+    return p.parse_args(argv)
+
+
+class Progress:
+    def __init__(self, total: int):
+        self.total, self.done = total, 0
+
+    def run(self, what: str, work, timeout: float) -> dict:
+        self.done += 1
+        print(f"[{self.done}/{self.total}] {what} ...", file=sys.stderr, flush=True)
+        start = time.monotonic()
+        result = runs.isolated(work, timeout)
+        status = result.get("status", "ok") if isinstance(result, dict) else "ok"
+        took = time.monotonic() - start
+        print(f"[{self.done}/{self.total}] {what}: {status} ({took:.1f} s)", file=sys.stderr,
+              flush=True)  # fmt: skip
+        return result
+
+
+def _no_reference(ref: dict, steps: int) -> str | None:
+    """Why the eager run cannot be the reference (bad input), or None."""
+    if ref["status"] == "hangs":
+        return f"the eager (PYNATIVE_MODE) run {ref['detail']}: no reference (raise --timeout?)"
+    if ref["status"] == "crashes":
+        return f"the eager (PYNATIVE_MODE) run {ref['detail']}: no reference"
+    for n, inst in enumerate(ref["instances"]):
+        error = inst["error"]
+        if not error:
+            continue
+        who = "the second instance" if n else "the Cell"
+        if error["step"] < 0:
+            return f"make_cell() fails for {who}: {error['message']}"
+        message = error["message"].rstrip(".")
+        if error.get("type") == "make_inputs":
+            return f"{message}: no inputs to check with"
+        shape = "shape" in message.lower() or error.get("type") in ("ValueError", "TypeError")
+        if error["step"] == 0 and n == 0 and shape:
+            return f"the inputs do not fit: the eager call with make_inputs(0) raises {message}"
+        return (
+            f"{who} fails in PYNATIVE_MODE itself at step {error['step'] + 1}: {message}: "
+            "no reference to check against"
+        )
+    if ref["inputs"] is None or len(ref["inputs"]) < steps:
+        return "make_inputs() did not give the inputs of every step"
+    return None
+
+
+def _runs_of(mode: str, traces: list[dict], answers, tols) -> list[K.Run] | None:
+    out = []
+    for process, t in enumerate(traces, 1):
+        count = 2 if process == 1 else 1
+        if t["status"] != "ok":
+            at = t.get("at")
+            where = f" at step {at[1] + 1} of instance {at[0] + 1}" if at and at[1] >= 0 else ""
+            dead = at[0] if at else 0
+            for n in range(count):
+                status = K.CRASHED if t["status"] == "crashes" else K.HANGS
+                if n > dead:
+                    out.append(K.Run(mode, process, n + 1, "not run", detail="process died"))
+                elif n == dead:
+                    out.append(K.Run(mode, process, n + 1, status, first_step=(at or (0, 0))[1] + 1,
+                                     detail=f"{t['detail']}{where}"))  # fmt: skip
+            continue
+        for n, inst in enumerate(t["instances"]):
+            run = diff.judge_instance(inst, answers, tols, mode, process, n + 1)
+            if run is None:
+                return None
+            out.append(run)
+    return out
+
+
+def _message(detail: str) -> str:
+    """The exception part of a raises detail ("step 1: RuntimeError: ...")."""
+    return detail.split(": ", 1)[1] if ": " in detail else detail
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = parse_args(argv)
+    args.argv = argv
+    start = time.monotonic()
+    try:
+        return _check(args, start)
+    except BadInput as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _check(args, start) -> int:
+    if args.steps < 1:
+        raise BadInput(f"--steps must be at least 1, got {args.steps}")
+    wanted = [m.strip() for m in args.modes.split(",") if m.strip()]
+    for m in wanted:
+        if m not in MODES or m == "pynative":
+            valid = ", ".join(n for n in MODES if n != "pynative")
+            raise BadInput(f"unknown mode {m!r} in --modes (valid: {valid})")
+    target = load(args.target)
+    eager = MODES["pynative"]
+    steps = args.steps
+    progress = Progress(2 + 2 * len(wanted) + 1)
+    ref = progress.run(
+        "PYNATIVE_MODE (eager reference, 2 instances)",
+        lambda rep: runs.trace(target, eager, steps, None, instances=2, report=rep),
+        args.timeout,
+    )
+    why = _no_reference(ref, steps)
+    if why:
+        raise BadInput(why)
+    inputs = ref["inputs"]
+    ref64 = progress.run(
+        "PYNATIVE_MODE in float64 (rounding)",
+        lambda rep: runs.trace(target, eager, steps, inputs, float64=True, report=rep),
+        args.timeout,
+    )
+    r64 = ref64["instances"][0] if ref64.get("instances") else None
+    if r64 is None or r64["error"] or len(r64["steps"]) < steps:
+        float64 = "not run: " + (
+            r64["error"]["message"] if r64 and r64["error"] else ref64.get("detail", "?")
+        )
+        r64 = None
+    else:
+        float64 = "ran (every floating Parameter and input cast to float64)"
+    exact = diff.integer_valued(a for x in inputs for a in x)
+    tols = diff.tolerances(ref["instances"][0], r64, exact)
+    traces = {}
+    for m in wanted:
+        mode = MODES[m]
+        traces[m] = [
+            progress.run(
+                f"{mode.label}, process 1 (then a second instance)",
+                lambda rep, mode=mode: runs.trace(target, mode, steps, inputs, 2, report=rep),
+                args.timeout,
+            ),
+            progress.run(
+                f"{mode.label}, process 2",
+                lambda rep, mode=mode: runs.trace(target, mode, steps, inputs, 1, report=rep),
+                args.timeout,
+            ),
+        ]
+    answers = diff.Answers()
+    for inst in ref["instances"]:
+        answers.add_instance(inst)
+    progress.total -= 1
+    for _ in range(ORACLE_ROUNDS):
+        judged = {m: _runs_of(m, t, answers, tols) for m, t in traces.items()}
+        if not answers.missing:
+            break
+        questions = list(answers.missing.values())
+        answers.missing.clear()
+        progress.total += 1
+        got = progress.run(
+            f"PYNATIVE_MODE from the observed states ({len(questions)} steps)",
+            lambda rep, q=questions: runs.answer(target, q, inputs),
+            args.timeout,
+        )
+        got = got if isinstance(got, list) else [None] * len(questions)
+        for (step, state), a in zip(questions, got):
+            answers.add(step, state, *(a or FAILED))
+    if answers.missing:  # still unanswered after the last round: eager gave no answer
+        for step, state in list(answers.missing.values()):
+            answers.add(step, state, *FAILED)
+        answers.missing.clear()
+        judged = {m: _runs_of(m, t, answers, tols) for m, t in traces.items()}
+    verdicts = [K.mode_verdict(m, judged[m]) for m in wanted]
+    cls = target.cls
+    owner = next(k for k in cls.__mro__ if "construct" in k.__dict__)
+    # a construct from a user's base class in another module (not MindSpore's own containers)
+    inherited = owner.__module__ != cls.__module__ and not owner.__module__.startswith("mindspore")
+    params = {n.rsplit(".", 1)[-1] for n in ref["instances"][0]["initial"]}
+    found = known.constructs(target.source, params, inherited=inherited)
+    if inherited:
+        try:
+            extra = known.constructs(inspect.getsource(owner), params)
+            found.writes |= extra.writes
+            found.found.update(extra.found)
+        except (OSError, TypeError):
+            pass
+    mode_labels = {m: label(m) for m in MODES}
+    findings = known.parse_findings(known.FINDINGS.read_text(), mode_labels)
+    answers_table = known.parse_answers(known.SUMMARY.read_text())
+    out = args.out or Path("check-results") / target.cell_name
+    divergences, repro_jobs = [], []
+    for v in verdicts:
+        if v.verdict == K.AGREES:
+            continue
+        matched = []
+        for k in v.kinds:
+            base = [r for r in v.runs if r.status != "works"]
+            message = next((_message(r.detail) for r in base if r.status == K.RAISES), "")
+            for f in known.match(findings, v.mode, k, message, found):
+                if f not in matched:
+                    matched.append(f)
+        relevant = dict(found.found)
+        if K.SECOND_INSTANCE_ONLY in v.kinds:
+            relevant["a second instance of the class"] = "built after the first one ran"
+        write = ""
+        ans = answers_table.get(label(v.mode))
+        if ans and (found.writes or known.SET_DATA in found.found):
+            write = (
+                f"{ans.write}; what it adds: {ans.cost} (the suite's answer for a small "
+                "Parameter, written for its clip cell's `self.limit`: put your Parameter and its "
+                "new value; read from results/summary.md)"
+            )
+        d = R.Divergence(
+            v.mode,
+            v.kinds,
+            v.detail,
+            [K.MEANINGS[k] for k in v.kinds],
+            [R.Quote(f.title, f.link, f.lines) for f in matched[:3]],
+            "" if matched else known.NO_MATCH,
+            relevant,
+            write,
+        )
+        run = next((r for r in v.runs if r.status not in (K.WORKS, "not run")), None)
+        if run and run.status not in (K.CRASHED, K.HANGS):
+            trace = traces[v.mode][run.process - 1]["instances"][run.instance - 1]
+            want = repro.first_divergence(ref["instances"][run.instance - 1], trace, tols)
+            if want:
+                d.repro = f"repro_{v.mode}.py"
+                repro_jobs.append((d, run, want))
+        divergences.append(d)
+    code = 1 if divergences else 0
+    out.mkdir(parents=True, exist_ok=True)
+    for d, run, want in repro_jobs:
+        text = repro.render(
+            target=args.target,
+            path=str(target.path.name),
+            cell=target.cell_name,
+            source=target.source,
+            mode=MODES[d.mode],
+            second=run.instance == 2,
+            inputs=inputs,
+            ref=ref["instances"][run.instance - 1],
+            tols=tols,
+            want=want,
+            why=f"{', '.join(d.kinds)}",
+        )
+        (out / d.repro).write_text(text)
+    shrink_note = ""
+    if args.shrink and repro_jobs:
+        from bench.check import shrink
+
+        d, run, want = repro_jobs[0]
+        shrink_note = shrink.shrink(
+            target, MODES[d.mode], run.instance == 2, inputs, tols, want, out, args, d.repro
+        )
+    first_calls = {}
+    for v in verdicts:
+        timed = [r for r in v.runs if r.instance == 1 and r.first_call_s]
+        if timed:
+            first_calls[v.mode] = {"first": timed[0].first_call_s, "later": timed[0].later_call_s}
+    eager_steps = ref["instances"][0]["steps"]
+    first_calls["pynative"] = {
+        "first": eager_steps[0]["seconds"],
+        "later": sorted(s["seconds"] for s in eager_steps[1:])[len(eager_steps[1:]) // 2]
+        if len(eager_steps) > 1
+        else 0.0,
+    }
+    rep = R.Report(
+        target=args.target,
+        cell=target.cell_name,
+        mindspore=importlib.metadata.version("mindspore"),
+        command="python -m bench.check " + shlex.join(args.argv),
+        steps=steps,
+        modes=[{"mode": "pynative", "verdict": "reference", "kinds": [], "detail": "the eager run"}]
+        + [
+            {
+                "mode": v.mode,
+                "verdict": v.verdict,
+                "kinds": v.kinds,
+                "detail": v.detail,
+                "runs": [r.__dict__ for r in v.runs],
+            }
+            for v in verdicts
+        ],
+        tolerances={n: t.text() for n, t in tols.items()},
+        float64=float64,
+        first_calls=first_calls,
+        divergences=[
+            d.__dict__ | {"findings": [q.__dict__ for q in d.findings]} for d in divergences
+        ],
+        verdict=K.DIVERGES if divergences else K.AGREES,
+        exit_code=code,
+        seconds=time.monotonic() - start,
+        shrink=shrink_note,
+    )
+    R.write(rep, out)
+    if args.json:
+        print((out / "report.json").read_text())
+    else:
+        print(R.terminal(rep))
+        print(f"report: {out / 'report.md'}")
+    return code

@@ -1,0 +1,216 @@
+"""What a divergence means: the constructs of the user's source (``ast``), the suite's findings
+(``results/findings.md``) and answer per mode (``results/summary.md``), read from the committed
+results, and the match between a divergence and them (pure, given the texts)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bench.check import kinds as K
+
+ROOT = Path(__file__).resolve().parents[2]
+FINDINGS = ROOT / "results" / "findings.md"
+SUMMARY = ROOT / "results" / "summary.md"
+NO_MATCH = "no known finding matches: this may be a new MindSpore bug"
+
+# constructs a finding's minimal pair isolates -> its rule in findings.md
+VIEW_READ = "view read before an in-place write"
+DEPEND_WRITE = "write inside ops.depend"
+INHERITED = "construct inherited from a class in another module"
+SET_DATA = "set_data in construct"
+REBIND = "self.<Parameter> = ... in construct"
+RULES = {"read=view": VIEW_READ, "construct=base": INHERITED, "write=depend": DEPEND_WRITE}
+
+# calls that write a Parameter -> the suite's strategy name
+WRITE_CALLS = {
+    "set_data": "set_data",
+    "assign": "assign",
+    "assign_add": "assign_add",
+    "Assign": "assign_primitive",
+    "AssignAdd": "assign_primitive",
+    "copy_": "copy_",
+    "index_add": "index_add",
+    "inplace_index_add": "inplace_index_add",
+    "scatter_nd_update": "scatter_nd_update",
+    "ScatterNdUpdate": "scatter_nd_update",
+}
+VIEW_CALLS = {"reshape", "view", "flatten", "squeeze", "expand_dims", "unsqueeze", "transpose"}
+
+
+@dataclass
+class Constructs:
+    writes: set = field(default_factory=set)  # strategy names of the writes used
+    found: dict = field(default_factory=dict)  # construct -> where (line)
+
+
+def _call_name(node: ast.Call) -> str:
+    f = node.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
+def _is_self_attr(node) -> bool:
+    return (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and (node.value.id == "self")
+    )
+
+
+def constructs(source: str, params: set[str] = frozenset(), inherited: bool = False) -> Constructs:
+    """The constructs of the user's file that the suite's findings isolate (``params``: the
+    Cell's Parameter attribute names; ``inherited``: its construct comes from another module)."""
+    tree = ast.parse(source)
+    c = Constructs()
+    if inherited:
+        c.found[INHERITED] = "the Cell does not define construct"
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        view_at = None
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Call):
+                name = _call_name(node)
+                if name in WRITE_CALLS:
+                    c.writes.add(WRITE_CALLS[name])
+                    if name == "set_data" and fn.name != "__init__":
+                        c.found.setdefault(SET_DATA, f"line {node.lineno}")
+                    if view_at is not None and node.lineno > view_at:
+                        c.found.setdefault(VIEW_READ, f"line {view_at}")
+                if name == "depend":
+                    for arg in node.args[1:]:
+                        inner = [n for n in ast.walk(arg) if isinstance(n, ast.Call)]
+                        if any(_call_name(n) in WRITE_CALLS for n in inner) or any(
+                            isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                            and _is_self_attr(n.func) for n in inner  # self.assign_op(...)
+                        ):  # fmt: skip
+                            c.found.setdefault(DEPEND_WRITE, f"line {node.lineno}")
+                if (
+                    name in VIEW_CALLS
+                    and isinstance(node.func, ast.Attribute)
+                    and _is_self_attr(node.func.value)
+                    and (not params or node.func.value.attr in params)
+                ):
+                    view_at = view_at or node.lineno
+            if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+                if _is_self_attr(node.value) and (not params or node.value.attr in params):
+                    view_at = view_at or node.lineno
+            if isinstance(node, ast.Assign) and fn.name != "__init__":
+                for t in node.targets:
+                    if isinstance(t, ast.Subscript) and (
+                        _is_self_attr(t.value) or isinstance(t.value, ast.Name)
+                    ):  # self.p[...] = v, or param[...] = v in a helper taking the Parameter
+                        ellipsis = isinstance(t.slice, ast.Constant) and t.slice.value is ...
+                        c.writes.add("slice_ellipsis" if ellipsis else "slice_index")
+                        if view_at is not None and node.lineno > view_at:
+                            c.found.setdefault(VIEW_READ, f"line {view_at}")
+                    if _is_self_attr(t) and t.attr in params:
+                        c.writes.add("rebind")
+                        c.found.setdefault(REBIND, f"line {node.lineno}")
+    for name in ("Assign", "AssignAdd"):  # self.assign_op = ops.Assign(): calls via self.x(...)
+        if re.search(rf"\b(ops|P)\.{name}\(\)", source):
+            c.writes.add("assign_primitive")
+    return c
+
+
+@dataclass
+class Finding:
+    anchor: str
+    title: str
+    workload: str
+    outcome: str  # "stale read", "write dropped", "raises: RuntimeError: ...", "crashed", ...
+    modes: list
+    strategies: list
+    rule: str = ""  # "read=view" (the failing value) or ""
+    lines: list = field(default_factory=list)  # the entry's bullets
+
+    @property
+    def link(self) -> str:
+        return f"results/findings.md#{self.anchor}"
+
+
+def parse_findings(text: str, mode_labels: dict[str, str]) -> list[Finding]:
+    """The entries of findings.md (``mode_labels``: mode name -> its label in the text)."""
+    out = []
+    for block in re.split(r'<a id="', text)[1:]:
+        anchor, _, rest = block.partition('"></a>')
+        title_m = re.search(r"^## (.+)$", rest, re.M)
+        if not title_m:
+            continue
+        title = title_m.group(1).strip()
+        workload, _, what = title.partition(": ")
+        rule_m = re.search(r"whenever `([^`=]+)=([^`]+)` instead of", what)
+        outcome = what.split(" whenever ")[0] if rule_m else what.rsplit(": `", 1)[0]
+        bullets = [ln[2:] for ln in rest.splitlines() if ln.startswith("- ")]
+        first = bullets[0] if bullets else ""
+        modes = [m for m, label in mode_labels.items() if f"{label}:" in first]
+        strat_line = next((b for b in bullets if b.startswith("**strategies**")), "")
+        strategies = re.findall(r"`([^`]+)`", strat_line)
+        rule = f"{rule_m.group(1)}={rule_m.group(2)}" if rule_m else ""
+        out.append(Finding(anchor, title, workload, outcome, modes, strategies, rule, bullets))
+    return out
+
+
+def _outcome_matches(finding_outcome: str, kind: str, message: str) -> bool:
+    if kind == K.RAISES:
+        if not finding_outcome.startswith("raises"):
+            return False
+        exc = finding_outcome.split(": ")[1] if ": " in finding_outcome else ""
+        return not message or message.split(":", maxsplit=1)[0].strip() == exc
+    if kind == K.CRASHED:
+        return finding_outcome.startswith("crashed")
+    if kind == K.HANGS:
+        return finding_outcome.startswith("timeout")
+    return finding_outcome == kind
+
+
+def match(
+    findings: list[Finding], mode: str, kind: str, message: str, found: Constructs, limit=3
+) -> list[Finding]:
+    """The findings that explain ``kind`` in ``mode`` given the user's constructs: a rule entry
+    when the user's code has the rule's construct, a strategy entry when it uses that write."""
+    scored = []
+    for f in findings:
+        # a view read stale at the first call has no earlier state to explain it: the check sees
+        # a wrong output there, the suite's finding (which knows the value read) a stale read
+        first_call_view = (
+            kind == K.WRONG_OUTPUT and f.outcome == K.STALE_READ and VIEW_READ in found.found
+        )
+        if mode not in f.modes or not (
+            _outcome_matches(f.outcome, kind, message) or first_call_view
+        ):
+            continue
+        if f.rule:
+            construct = RULES.get(f.rule)
+            if construct is None or construct not in found.found:
+                continue
+            score = 0
+        else:
+            common = set(f.strategies) & found.writes
+            if not common:
+                continue
+            score = 1 + len(set(f.strategies) - common) / 100
+        scored.append((score, f.workload not in ("brn", "clip"), f.anchor, f))
+    scored.sort(key=lambda t: t[:3])
+    return [f for *_, f in scored[:limit]]
+
+
+@dataclass
+class Answer:
+    mode_label: str
+    write: str
+    cost: str
+
+
+def parse_answers(text: str) -> dict[str, Answer]:
+    """The table under '## The answer' of summary.md: mode label -> what to write, its cost."""
+    section = text.split("## The answer", 1)[-1].split("\n## ", 1)[0]
+    out = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+        if len(cells) < 3 or cells[0] in ("mode", "") or set(cells[0]) <= set("-|"):
+            continue
+        out[cells[0]] = Answer(cells[0], cells[1], cells[2])
+    return out

@@ -1,0 +1,205 @@
+"""A mode run inside an isolated process: forked from the warm parent (MindSpore imported, the
+user's module loaded, no op run yet), as ``bench.run.forked`` does; MindSpore's context is
+process-global, so each child selects its own mode. A child reports the step it starts over a
+pipe (so a crash or a hang names its step) and leaves its trace in a pickle file.
+
+A trace: ``{"status": "ok" | "crashes" | "hangs", "detail", "at": (instance, step) it was on,
+"instances": [{"initial": {param: array}, "steps": [{"out": [array], "after": {param: array},
+"seconds"}], "error": None | {"step", "message"}}]}``.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import select
+import signal
+import tempfile
+import time
+import traceback
+
+import numpy as np
+
+SEED = 0
+HARNESS = 70  # a child's exit code when the check itself failed
+
+
+def _seed():
+    import mindspore as ms
+
+    np.random.seed(SEED)
+    ms.set_seed(SEED)
+
+
+def flatten(out) -> list:
+    if isinstance(out, (tuple, list)):
+        return [a for o in out for a in flatten(o)]
+    if hasattr(out, "asnumpy"):
+        return [out.asnumpy()]
+    return [np.asarray(out)]
+
+
+def state(cell) -> dict:
+    return {name: p.asnumpy().copy() for name, p in cell.parameters_and_names()}
+
+
+def as_numpy_inputs(value) -> tuple:
+    if not isinstance(value, (tuple, list)):
+        value = (value,)
+    out = []
+    for v in value:
+        out.append(v.asnumpy() if hasattr(v, "asnumpy") else np.asarray(v))
+    return tuple(out)
+
+
+def to_float64(cell) -> None:
+    """Replace every floating Parameter by a float64 one (set_data keeps the old dtype)."""
+    import mindspore as ms
+
+    for _, sub in cell.cells_and_names():
+        for key, p in list(sub._params.items()):
+            data = p.asnumpy()
+            if data.dtype.kind == "f":
+                sub._params[key] = ms.Parameter(
+                    ms.Tensor(data.astype(np.float64)), name=p.name, requires_grad=p.requires_grad
+                )
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}".rstrip(": ")
+
+
+def trace(target, mode, steps, inputs=None, instances=1, float64=False, report=lambda i, s: None):
+    """Run ``instances`` instances of the user's Cell one after the other in ``mode`` (in this
+    process), each over ``steps`` steps of ``inputs`` (a list of tuples of arrays; None: ask
+    ``make_inputs(step)`` and record what it returns in the trace's ``inputs``)."""
+    import mindspore as ms
+
+    mode.activate()
+    out = {"status": "ok", "detail": "", "instances": [], "inputs": None}
+    recorded = []
+    for n in range(instances):
+        inst = {"initial": {}, "steps": [], "error": None}
+        out["instances"].append(inst)
+        report(n, -1)
+        try:
+            _seed()
+            cell = target.make_cell()
+            if float64:
+                to_float64(cell)
+            inst["initial"] = state(cell)
+            call = mode.prepare(cell)
+        except Exception as exc:
+            inst["error"] = {"step": -1, "message": _first_line(exc)}
+            continue
+        for i in range(steps):
+            report(n, i)
+            try:
+                arrays = inputs[i] if inputs is not None else None
+                if arrays is None:
+                    try:
+                        arrays = as_numpy_inputs(target.make_inputs(i))
+                    except Exception as exc:
+                        message = f"make_inputs({i}) raises {_first_line(exc)}"
+                        inst["error"] = {"step": i, "message": message, "type": "make_inputs"}
+                        break
+                    recorded.append(arrays)
+                if float64:
+                    arrays = tuple(a.astype(np.float64) if a.dtype.kind == "f" else a
+                                   for a in arrays)  # fmt: skip
+                tensors = tuple(ms.Tensor(a) for a in arrays)
+                start = time.perf_counter()
+                result = flatten(call(*tensors))
+                seconds = time.perf_counter() - start
+                inst["steps"].append({"out": result, "after": state(cell), "seconds": seconds})
+            except Exception as exc:
+                inst["error"] = {"step": i, "message": _first_line(exc), "type": type(exc).__name__}
+                break
+        if recorded and out["inputs"] is None:
+            out["inputs"] = recorded
+            inputs = recorded
+    return out
+
+
+def answer(target, queries: list[tuple[int, dict]], inputs) -> list:
+    """Eager (PYNATIVE) answers: for each (step, state before it), the outputs and the state
+    after that step from that state; None where eager raises."""
+    import mindspore as ms
+
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    _seed()
+    cell = target.make_cell()
+    params = dict(cell.parameters_and_names())
+    out = []
+    for step, before in queries:
+        try:
+            for name, value in before.items():
+                params[name].set_data(ms.Tensor(value))
+            result = flatten(cell(*(ms.Tensor(a) for a in inputs[step])))
+            out.append((result, state(cell)))
+        except Exception:
+            out.append(None)
+    return out
+
+
+def isolated(work, timeout: float) -> dict:
+    """``work(report)`` in a forked child; its return value, or how the child ended."""
+    read_fd, write_fd = os.pipe()
+    fd, path = tempfile.mkstemp(prefix="bench-check-", suffix=".pkl")
+    os.close(fd)
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - child
+        os.close(read_fd)
+        code = 0
+        try:
+
+            def report(instance, step):
+                os.write(write_fd, f"{instance} {step}\n".encode())
+
+            result = work(report)
+            with open(path, "wb") as f:
+                pickle.dump(result, f)
+        except BaseException:
+            traceback.print_exc()
+            code = HARNESS
+        finally:
+            os._exit(code)
+    os.close(write_fd)
+    at, buffer, how = None, b"", ""
+    deadline = time.monotonic() + timeout
+    try:
+        with os.fdopen(read_fd, "rb", buffering=0) as pipe:
+            while True:
+                ready, _, _ = select.select([pipe], [], [], max(0.0, deadline - time.monotonic()))
+                if not ready:
+                    os.kill(pid, signal.SIGKILL)
+                    how = f"hangs: no progress for {timeout:g} s"
+                    break
+                chunk = pipe.read(4096)
+                if not chunk:
+                    break
+                buffer += chunk
+                *lines, buffer = buffer.split(b"\n")
+                for line in lines:
+                    inst, step = (int(x) for x in line.split())
+                    at, deadline = (inst, step), time.monotonic() + timeout
+        _, status = os.waitpid(pid, 0)
+        if how:
+            return {"status": "hangs", "detail": how, "at": at, "instances": []}
+        if os.WIFSIGNALED(status):
+            sig = signal.Signals(os.WTERMSIG(status)).name
+            return {"status": "crashes", "detail": f"died with {sig}", "at": at, "instances": []}
+        code = os.WEXITSTATUS(status)
+        if code == HARNESS:
+            raise RuntimeError("the check itself failed in a child process (traceback above)")
+        if code:
+            detail = f"exited with code {code}"
+            return {"status": "crashes", "detail": detail, "at": at, "instances": []}
+        with open(path, "rb") as f:
+            result = pickle.load(f)
+        if isinstance(result, dict):
+            result.setdefault("at", at)
+        return result
+    finally:
+        os.unlink(path)

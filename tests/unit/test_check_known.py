@@ -1,0 +1,206 @@
+"""Constructs of a user's source, findings and answers read from hand-made texts, and the match
+between a divergence and them (no MindSpore)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from bench.check import kinds as K
+from bench.check import known
+
+LABELS = {"graph": "GRAPH_MODE", "jit_ast": 'jit(capture_mode="ast")',
+          "jit_bytecode": 'jit(capture_mode="bytecode")'}  # fmt: skip
+
+FINDINGS = """# Findings
+
+<a id="clip-stale-read-read-copy-view-graph-jit-ast"></a>
+
+## clip: stale read whenever `read=view` instead of `read=copy`
+
+- **MindSpore 2.10.0**, workload `clip`, GRAPH_MODE: 9 shapes (`*-view-before-*`); jit(capture_mode="ast"): 9 shapes
+- **strategies**: `index_add`, `slice_index`
+
+<a id="clip-raises-set-data-graph-jit-ast"></a>
+
+## clip: raises: RuntimeError: Failed to compile in GRAPH_MODE because the 'Parameter': `set_data`
+
+- **MindSpore 2.10.0**, workload `clip`, GRAPH_MODE: 31 shapes (`*`); jit(capture_mode="ast"): 31 shapes (`*`)
+- **strategies**: `set_data`
+
+<a id="ema-write-dropped-assign-jit-bytecode"></a>
+
+## ema: write dropped: `assign`
+
+- **MindSpore 2.10.0**, workload `ema`, jit(capture_mode="bytecode"): 8 shapes
+- **strategies**: `assign`
+
+<a id="brn-write-dropped-assign-jit-bytecode"></a>
+
+## brn: write dropped: `assign`
+
+- **MindSpore 2.10.0**, workload `brn`, jit(capture_mode="bytecode"): 2 shapes
+- **strategies**: `assign`
+
+<a id="brn-write-dropped-construct-own-base-jit-bytecode"></a>
+
+## brn: write dropped whenever `construct=base` instead of `construct=own`
+
+- **MindSpore 2.10.0**, workload `brn`, jit(capture_mode="bytecode"): 1 shape
+- **strategies**: `assign_add`, `assign_primitive`
+"""  # noqa: E501
+
+SUMMARY = """# x
+
+## The answer
+
+| mode | write this instead of `self.limit.set_data(new)` | what it adds | alternatives |
+|---|---|---|---|
+| GRAPH_MODE | `self.assign_op(self.limit, new)` — *note* | +6.59 µs a step | none |
+| jit(capture_mode="bytecode") | *no API* | – | – |
+
+## Correctness
+| mode | works |
+"""
+
+
+def src(text):
+    return textwrap.dedent(text)
+
+
+@pytest.mark.parametrize(
+    "source, construct, writes",
+    [
+        (
+            """
+            class C:
+                def construct(self, x):
+                    lim = self.limit.reshape(())
+                    ops.assign(self.limit, self.limit + 1)
+                    return x
+            """,
+            known.VIEW_READ,
+            {"assign"},
+        ),
+        (
+            """
+            class C:
+                def construct(self, x):
+                    x = ops.depend(x, ops.assign_add(self.ema, x))
+                    return x
+            """,
+            known.DEPEND_WRITE,
+            {"assign_add"},
+        ),
+        (
+            """
+            class C:
+                def construct(self, x):
+                    self.limit.set_data(x)
+                    return x
+            """,
+            known.SET_DATA,
+            {"set_data"},
+        ),
+        (
+            """
+            class C:
+                def __init__(self):
+                    self.assign_op = ops.Assign()
+                def construct(self, x):
+                    self.limit[...] = x
+                    return x
+            """,
+            None,
+            {"assign_primitive", "slice_ellipsis"},
+        ),
+    ],
+)
+def test_constructs(source, construct, writes):
+    found = known.constructs(src(source), {"limit", "ema"})
+    assert found.writes == writes
+    assert (list(found.found) == [construct]) if construct else not found.found
+
+
+def test_a_slice_write_through_a_helper_argument_is_a_slice_write():
+    source = src(
+        """
+        class C:
+            def write(self, param, value):
+                param[...] = value
+        """
+    )
+    assert known.constructs(source, {"limit"}).writes == {"slice_ellipsis"}
+
+
+def test_a_view_read_after_the_write_is_not_the_stale_read_construct():
+    source = src(
+        """
+        class C:
+            def construct(self, x):
+                ops.assign(self.limit, self.limit + 1)
+                lim = self.limit.reshape(())
+                return x
+        """
+    )
+    assert known.VIEW_READ not in known.constructs(source, {"limit"}).found
+
+
+def test_findings_are_parsed_with_modes_rules_and_strategies():
+    found = known.parse_findings(FINDINGS, LABELS)
+    first = found[0]
+    assert first.anchor == "clip-stale-read-read-copy-view-graph-jit-ast"
+    assert (first.workload, first.outcome, first.rule) == ("clip", "stale read", "read=view")
+    assert first.modes == ["graph", "jit_ast"] and first.strategies == ["index_add", "slice_index"]
+    assert found[1].outcome.startswith("raises: RuntimeError")
+    assert found[1].link == "results/findings.md#clip-raises-set-data-graph-jit-ast"
+
+
+@pytest.mark.parametrize(
+    "mode, kind, message, source_constructs, writes, anchors",
+    [
+        # a view read in GRAPH_MODE: the rule entry
+        ("graph", K.STALE_READ, "", {known.VIEW_READ: "l"}, {"assign"},
+         ["clip-stale-read-read-copy-view-graph-jit-ast"]),
+        # the same kind without the construct: nothing
+        ("graph", K.STALE_READ, "", {}, {"assign"}, []),
+        # a wrong output with a view read: the view rule (stale at the first call, no earlier
+        # state to show it); without the view read: nothing
+        ("graph", K.WRONG_OUTPUT, "", {known.VIEW_READ: "l"}, {"assign"},
+         ["clip-stale-read-read-copy-view-graph-jit-ast"]),
+        ("graph", K.WRONG_OUTPUT, "", {}, {"index_add"}, []),
+        # set_data raising in GRAPH_MODE: same exception type
+        ("graph", K.RAISES, "RuntimeError: Failed", {}, {"set_data"},
+         ["clip-raises-set-data-graph-jit-ast"]),
+        ("graph", K.RAISES, "TypeError: x", {}, {"set_data"}, []),
+        # a dropped assign under bytecode: brn and clip before other workloads
+        ("jit_bytecode", K.WRITE_DROPPED, "", {}, {"assign"},
+         ["brn-write-dropped-assign-jit-bytecode", "ema-write-dropped-assign-jit-bytecode"]),
+        # an inherited construct: the rule entry first
+        ("jit_bytecode", K.WRITE_DROPPED, "", {known.INHERITED: "x"}, {"assign_primitive"},
+         ["brn-write-dropped-construct-own-base-jit-bytecode"]),
+        # the wrong mode
+        ("graph", K.WRITE_DROPPED, "", {}, {"assign"}, []),
+    ],
+)  # fmt: skip
+def test_match(mode, kind, message, source_constructs, writes, anchors):
+    found = known.Constructs(writes=writes, found=source_constructs)
+    got = known.match(known.parse_findings(FINDINGS, LABELS), mode, kind, message, found)
+    assert [f.anchor for f in got] == anchors
+
+
+def test_answers_are_read_from_the_summary_table():
+    answers = known.parse_answers(SUMMARY)
+    assert set(answers) == {"GRAPH_MODE", 'jit(capture_mode="bytecode")'}
+    assert answers["GRAPH_MODE"].write.startswith("`self.assign_op(self.limit, new)`")
+    assert answers["GRAPH_MODE"].cost == "+6.59 µs a step"
+
+
+def test_the_committed_results_parse():
+    """The real findings page and summary: every entry has modes, the answer has every mode."""
+    found = known.parse_findings(known.FINDINGS.read_text(), LABELS)
+    assert len(found) >= 10 and all(f.modes for f in found)
+    assert {"GRAPH_MODE", 'jit(capture_mode="ast")'} <= set(
+        known.parse_answers(known.SUMMARY.read_text())
+    )
