@@ -17,9 +17,10 @@ from bench.check import diff, known, repro, runs
 from bench.check import kinds as K
 from bench.check import report as R
 from bench.check.target import BadInput, load
-from bench.measured.modes import MODES, label
+from bench.core.schema import Status
+from bench.measured.modes import GRAPH, JIT_AST, JIT_BYTECODE, MODES, PYNATIVE, label
 
-DEFAULT_MODES = ("graph", "jit_ast", "jit_bytecode")
+DEFAULT_MODES = (GRAPH, JIT_AST, JIT_BYTECODE)
 ORACLE_ROUNDS = 4
 FAILED = ([], {})  # eager raised from that state: no answer
 
@@ -137,11 +138,11 @@ def _check(args, start) -> int:
         raise BadInput(f"--steps must be at least 1, got {args.steps}")
     wanted = [m.strip() for m in args.modes.split(",") if m.strip()]
     for m in wanted:
-        if m not in MODES or m == "pynative":
-            valid = ", ".join(n for n in MODES if n != "pynative")
+        if m not in MODES or m == PYNATIVE:
+            valid = ", ".join(n for n in MODES if n != PYNATIVE)
             raise BadInput(f"unknown mode {m!r} in --modes (valid: {valid})")
     target = load(args.target)
-    eager = MODES["pynative"]
+    eager = MODES[PYNATIVE]
     steps = args.steps
     progress = Progress(2 + 2 * len(wanted) + 1)
     ref = progress.run(
@@ -231,7 +232,7 @@ def _check(args, start) -> int:
             continue
         matched = []
         for k in v.kinds:
-            base = [r for r in v.runs if r.status != "works"]
+            base = [r for r in v.runs if r.status != Status.WORKS.value]
             message = next((_message(r.detail) for r in base if r.status == K.RAISES), "")
             for f in known.match(findings, v.mode, k, message, found):
                 if f not in matched:
@@ -296,7 +297,7 @@ def _check(args, start) -> int:
         if timed:
             first_calls[v.mode] = {"first": timed[0].first_call_s, "later": timed[0].later_call_s}
     eager_steps = ref["instances"][0]["steps"]
-    first_calls["pynative"] = {
+    first_calls[PYNATIVE] = {
         "first": eager_steps[0]["seconds"],
         "later": sorted(s["seconds"] for s in eager_steps[1:])[len(eager_steps[1:]) // 2]
         if len(eager_steps) > 1
@@ -308,7 +309,7 @@ def _check(args, start) -> int:
         mindspore=importlib.metadata.version("mindspore"),
         command="python -m bench.check " + shlex.join(args.argv),
         steps=steps,
-        modes=[{"mode": "pynative", "verdict": "reference", "kinds": [], "detail": "the eager run"}]
+        modes=[{"mode": PYNATIVE, "verdict": "reference", "kinds": [], "detail": "the eager run"}]
         + [
             {
                 "mode": v.mode,

@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from bench.check import kinds as K
+from bench.core.schema import Status
 
 # (rtol, atol) per dtype: a few units in the last place of each format's significand.
 DTYPE_TOL = {
@@ -282,7 +283,7 @@ def judge_instance(inst: dict, answers: Answers, tols: dict, mode: str, process:
     bad = [d for d in diffs if not d.ok]
     run.bad_steps = [d.step for d in bad]
     if bad:
-        run.status = "incorrect"
+        run.status = Status.INCORRECT.value
         run.kinds = [k for k in K.ORDER if any(k in d.kinds() for d in bad)]
         run.first_step = bad[0].step
         run.detail = f"{', '.join(bad[0].kinds())} at step {bad[0].step}: {bad[0].note}"

@@ -35,7 +35,7 @@ MEANINGS = {
 }
 ORDER = tuple(MEANINGS)  # the first kind a mode shows is its kind
 
-WORKS = "works"
+WORKS = Status.WORKS.value
 AGREES, DIVERGES = "agrees", "diverges"
 
 
@@ -58,7 +58,7 @@ class Run:
     @property
     def signature(self) -> str:
         """What the run shows, comparable between processes."""
-        if self.status == "incorrect":
+        if self.status == Status.INCORRECT.value:
             return f"incorrect: {', '.join(self.kinds)}"
         if self.status == RAISES:
             return f"raises: {self.detail.split(':', 1)[0]}"
@@ -79,7 +79,7 @@ class ModeVerdict:
 
 
 def run_kinds(run: Run) -> list[str]:
-    if run.status == "incorrect":
+    if run.status == Status.INCORRECT.value:
         kinds = list(run.kinds)
         if run.bad_steps == [1]:
             kinds.append(FIRST_CALL_ONLY)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.check import kinds as K
+from bench.core.schema import Status
 
 ROOT = Path(__file__).resolve().parents[2]
 FINDINGS = ROOT / "results" / "findings.md"
@@ -155,14 +156,14 @@ def parse_findings(text: str, mode_labels: dict[str, str]) -> list[Finding]:
 
 def _outcome_matches(finding_outcome: str, kind: str, message: str) -> bool:
     if kind == K.RAISES:
-        if not finding_outcome.startswith("raises"):
+        if not finding_outcome.startswith(Status.RAISES.value):
             return False
         exc = finding_outcome.split(": ")[1] if ": " in finding_outcome else ""
         return not message or message.split(":", maxsplit=1)[0].strip() == exc
     if kind == K.CRASHED:
-        return finding_outcome.startswith("crashed")
+        return finding_outcome.startswith(Status.CRASHED.value)
     if kind == K.HANGS:
-        return finding_outcome.startswith("timeout")
+        return finding_outcome.startswith(Status.TIMEOUT.value)
     return finding_outcome == kind
 
 

@@ -12,6 +12,7 @@ import sys
 import numpy as np
 
 from bench.check.diff import Tol, matches, out_name
+from bench.core.schema import Status
 from bench.measured.modes import Mode
 
 
@@ -58,7 +59,7 @@ def first_divergence(ref: dict, inst: dict, tols: dict) -> tuple:
             return (i + 1, tuple(sorted(bad)))
     error = inst.get("error")
     if error:
-        return ("raises", error.get("type") or error["message"].split(":")[0])
+        return (Status.RAISES.value, error.get("type") or error["message"].split(":")[0])
     return ()
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from bench.check import repro, runs
 from bench.check.target import Target
-from bench.measured.modes import MODES
+from bench.measured.modes import MODES, PYNATIVE
 
 BUDGET_S = 180.0  # the whole shrink; each candidate costs two forked runs (~2-5 s)
 
@@ -70,7 +70,7 @@ def shrink(target, mode, second, inputs, tols, want, out: Path, args, repro_name
         path = workdir / f"{name}.py"
         path.write_text(candidate)
         eager = runs.isolated(
-            _trace(path, name, target.cell_name, MODES["pynative"], inputs, second), timeout
+            _trace(path, name, target.cell_name, MODES[PYNATIVE], inputs, second), timeout
         )
         if eager.get("status") != "ok" or not eager["instances"]:
             return False

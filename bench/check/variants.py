@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from bench.check import known
+from bench.core.schema import Status
 from bench.measured import discovery, workloads
 from bench.measured.modes import MODES, label
 
@@ -54,7 +55,7 @@ def cases(workload: str) -> list[dict]:
             works = pair.group(3)
         out.append(
             {"anchor": f.anchor, "outcome": f.outcome, "strategy": seen.group(1),
-             "shape": seen.group(2), "mode": mode, "works": works}
+             "shape": seen.group(2), "mode": mode, Status.WORKS.value: works}
         )  # fmt: skip
     return out
 
@@ -73,7 +74,7 @@ def user_file(workload: str, strategy: str, shape: str, folder: Path) -> Path:
     return target
 
 
-KIND = {"crashed": "crashes", "timeout": "hangs"}
+KIND = {Status.CRASHED.value: "crashes", Status.TIMEOUT.value: "hangs"}
 
 
 def finding_seen(out: Path, mode: str, outcome: str, anchor: str) -> tuple[bool, bool]:
@@ -130,12 +131,12 @@ def main(argv=None) -> int:
                 f"{case['anchor']}: {case['outcome'][:40]} -> exit {code}, same kind {kind}, "
                 f"entry quoted {quote}"
             )
-            if case["works"]:
-                other = user_file(workload, case["strategy"], case["works"], folder)
+            if case[Status.WORKS.value]:
+                other = user_file(workload, case["strategy"], case[Status.WORKS.value], folder)
                 code2 = check(other, case["mode"], args.steps, folder / "out" / other.stem)
                 pairs += 1
                 alarms += code2 != 0
-                line += f"; working side {case['works']} -> exit {code2}"
+                line += f"; working side {case[Status.WORKS.value]} -> exit {code2}"
             print(f"{line} ({time.monotonic() - start:.0f} s)", flush=True)
     print(
         f"detected {detected} / {total} (the same kind {same_kind}, the entry quoted {quoted}); "
