@@ -137,11 +137,11 @@ class Supervisor:
 
     def _describe(self, outcome: Outcome) -> tuple[str, str]:
         if outcome.timed_out:
-            return Status.TIMEOUT, f"no progress for {self.timeout:g} s (--timeout)"
+            return Status.TIMEOUT.value, f"no progress for {self.timeout:g} s (--timeout)"
         code = outcome.code
         how = f"died with {signal_name(code)}" if code < 0 else f"exited with code {code}"
         last = f"; last output: {outcome.last_output[:200]}" if outcome.last_output else ""
-        return Status.CRASHED, f"worker {how}{last}"
+        return Status.CRASHED.value, f"worker {how}{last}"
 
     def run(self, job: Job, name: str, on_event=None, kept=None) -> list[Failure]:
         """Run ``job`` to the end, restarting after crashes; returns the items that failed.
