@@ -1,7 +1,8 @@
 """Phase 1, the gate: every variant and twin in every mode, compiled modes in two fresh processes.
 
-Many variants share one worker process, each run alone in a fresh forked child of it
-(``bench.run.forked``), so neither a crash nor what another cell left behind reaches a variant.
+Many variants share one worker process and run in forked children of it (``bench.run.forked``):
+under bytecode capture each alone in a fresh child, so what another cell left behind cannot reach
+it; in the other modes in shared children, where a crash is tried again alone.
 After the timing phase, ``regate_alone`` re-gates alone every cell found wrong only while timed.
 A compiled mode is gated by ``gate_replicas`` separate worker
 processes (fresh interpreters, fresh hash seeds): one process cannot certify a cell whose capture

@@ -152,7 +152,8 @@ def run_gate(job: Job) -> None:
     def failed(item, status, detail) -> None:
         record(item, status, f"the gate's process {detail}")
 
-    forked.run_isolated(job.items, work, job.timeout * 0.8, failed)
+    alone = context.mode.capture_mode == "bytecode"  # where process history changes verdicts
+    forked.run_isolated(job.items, work, job.timeout * 0.8, failed, alone=alone)
     lines.close()
 
 

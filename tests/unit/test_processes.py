@@ -105,3 +105,27 @@ def test_every_item_runs_alone_in_its_own_forked_child(tmp_path):
     assert len({r[1] for r in rows}) == 3  # three children
     assert {r[2] for r in rows} == {str(os.getpid())}  # all forked from this parent
     assert str(os.getpid()) not in {r[1] for r in rows}
+
+
+def test_items_that_need_not_run_alone_share_a_child_and_a_crash_costs_only_its_item(tmp_path):
+    log = tmp_path / "pids"
+
+    def work(item):
+        with open(log, "a") as f:
+            f.write(f"{item} {os.getpid()}\n")
+        _work(item)
+
+    failed = []
+    forked.run_isolated(
+        ["a", "b", "segv", "c"],
+        work,
+        5.0,
+        lambda item, status, detail: failed.append((item, status)),
+        alone=False,
+    )
+    rows = [line.split() for line in log.read_text().splitlines()]
+    assert [r[0] for r in rows] == ["a", "b", "segv", "segv", "c"]  # the crash tried again alone
+    pids = [r[1] for r in rows]
+    assert pids[0] == pids[1] == pids[2]  # a, b and the first segv share one child
+    assert len(set(pids)) == 3  # the retry alone, then a new child for the rest
+    assert failed == [("segv", "crashed")]
