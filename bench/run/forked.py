@@ -21,6 +21,8 @@ import signal
 import time
 from collections.abc import Callable, Sequence
 
+from bench.core.schema import Status
+
 HARNESS_ERROR = 70  # a child's exit code when the harness itself failed (a bug, not MindSpore)
 
 
@@ -125,7 +127,9 @@ def run_isolated(
             start += finished  # a crash between items: go on with the rest
             continue
         culprit = items[start + current]
-        if how.startswith("timeout"):  # a hang is not retried: it would cost the timeout again
+        if how.startswith(
+            Status.TIMEOUT.value
+        ):  # a hang is not retried: it would cost the timeout again
             status, _, detail = how.partition(": ")
             on_failure(culprit, status, detail)
         else:
