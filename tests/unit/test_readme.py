@@ -32,8 +32,7 @@ def test_every_number_block_is_what_the_committed_reports_render_to():
     from bench.report import overview, readme
 
     runs = overview.reference_runs(RESULTS_DIR)
-    answers = {m: c for m, (c, _) in overview.answers(runs).items()}
-    blocks = readme.blocks(runs, answers)
+    blocks = readme.blocks(runs, readme.kind_answers(runs))
     assert set(blocks) == {"answers", "findings", "runs", "contract"}
     for name, lines in blocks.items():
         begin, end = readme.markers(name)

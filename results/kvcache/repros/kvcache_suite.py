@@ -6,10 +6,11 @@ from __future__ import annotations
 import numpy as np
 from mindspore import Parameter, Tensor, nn, ops
 from mindspore import nn
-from dataclasses import dataclass
 import json
+import re
 from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
+from dataclasses import dataclass
 from dataclasses import asdict, dataclass, field
 import mindspore as ms
 
@@ -94,116 +95,22 @@ class Strategy(nn.Cell):
 __all__ = ["LAYOUTS", "Strategy"]
 
 
-# ---- from bench/measured/modes.py
-@dataclass(frozen=True)
-class Mode:
-    name: str
-    label: str  # MindSpore's own name for it, as a user writes it
-    context_mode: str  # name of the mindspore constant passed to set_context(mode=...)
-    description: str
-    capture_mode: str | None = None  # mindspore.jit(cell.construct, capture_mode=...) in PYNATIVE
-    blocking: bool = False  # mindspore.runtime.launch_blocking(): ops run synchronously
-    min_steps: int = 1  # a timed block runs at least this many steps (see PYNATIVE below)
-    compiled: bool = False  # a graph is built: gated in two processes (capture can differ)
-    diagnostic: bool = False  # a controlled configuration, not a mode users run
-    concurrent: bool = False  # two timing processes at once measured harmless (findings/)
-    distribution: bool = False  # timed at a fixed budget and reported as quartiles
-
-    @property
-    def eager(self) -> bool:
-        return not self.compiled
-
-    def activate(self) -> None:
-        """Select this mode for the process (MindSpore's context is process-global)."""
-        import mindspore as ms
-
-        ms.set_context(mode=getattr(ms, self.context_mode))
-        if self.blocking:
-            launch_blocking = getattr(getattr(ms, "runtime", None), "launch_blocking", None)
-            if launch_blocking is not None:
-                launch_blocking()
-            else:  # older releases: the deprecated equivalent
-                ms.set_context(pynative_synchronize=True)
-
-    def prepare(self, cell, fullgraph: bool = False):
-        """Return the callable that runs one step of ``cell`` in this mode."""
-        if self.capture_mode:
-            import mindspore as ms
-
-            options = {"fullgraph": True} if fullgraph else {}
-            cell.construct = ms.jit(cell.construct, capture_mode=self.capture_mode, **options)
-        return cell
-
-
-MODES = {
-    "graph": Mode(
-        "graph",
-        "GRAPH_MODE",
-        "GRAPH_MODE",
-        "set_context(mode=GRAPH_MODE): the cell is compiled",
-        compiled=True,
-    ),
-    # PYNATIVE as users run it: ops go through queue threads that busy-wait, and some ops
-    # (assign, assign_add, stop_gradient, set_data) drain the queue. On a 2-core machine a block
-    # of a few steps is dominated by one drain (~4 ms scheduler slices), so blocks run >= 64 steps
-    # and the numbers are a distribution (findings/README.md).
-    "pynative": Mode(
-        "pynative",
-        "PYNATIVE_MODE",
-        "PYNATIVE_MODE",
-        "set_context(mode=PYNATIVE_MODE): eager, as users run it",
-        min_steps=64,
-        distribution=True,
-    ),
-    "jit_ast": Mode(
-        "jit_ast",
-        'jit(capture_mode="ast")',
-        "PYNATIVE_MODE",
-        'PYNATIVE + cell.construct = jit(construct, capture_mode="ast")',
-        capture_mode="ast",
-        compiled=True,
-    ),
-    "jit_bytecode": Mode(
-        "jit_bytecode",
-        'jit(capture_mode="bytecode")',
-        "PYNATIVE_MODE",
-        'PYNATIVE + cell.construct = jit(construct, capture_mode="bytecode")',
-        capture_mode="bytecode",
-        compiled=True,
-    ),
-    # The controlled configuration: launch_blocking() runs every op synchronously, no queue
-    # threads. Its numbers are stable on 2 cores; they are not what a default user sees.
-    "pynative_blocking": Mode(
-        "pynative_blocking",
-        "PYNATIVE_MODE + launch_blocking()",
-        "PYNATIVE_MODE",
-        "PYNATIVE + mindspore.runtime.launch_blocking(): ops run synchronously (diagnostic)",
-        blocking=True,
-        diagnostic=True,
-    ),
-}
-
-
-MODE_NAMES = tuple(MODES)
-
-
-def get(name: str) -> Mode:
-    try:
-        return MODES[name]
-    except KeyError:
-        raise ValueError(f"unknown mode {name!r} (valid: {', '.join(MODES)})") from None
-
-
-def label(name: str) -> str:
-    """MindSpore's name of a mode (its own key when the mode is unknown)."""
-    return MODES[name].label if name in MODES else str(name)
-
-
 # ---- from bench/core/schema.py
 SCHEMA_VERSION = 3
 
 
 EVENT_PREFIX = "@@bench "  # a worker's progress line: this prefix, then one JSON object
+
+
+class RunStatus(str, Enum):
+    """How a run stands (``Manifest.status``)."""
+
+    RUNNING = "running"
+    INTERRUPTED = "interrupted"
+    COMPLETE = "complete"
+
+    def __str__(self) -> str:
+        return self.value
 
 
 class SchemaError(ValueError):
@@ -301,6 +208,23 @@ KIND_MEANINGS = {
 KINDS = tuple(Kind)  # in this order: the first kind a cell shows is its kind
 
 
+_VOLATILE = (  # what differs between two processes raising the same error (issue 29)
+    (re.compile(r"<([\w.]+(?: [\w.]+)*) object at 0x[0-9a-fA-F]+>"), r"<\1 object>"),
+    (re.compile(r"\b0x[0-9a-fA-F]{4,}\b"), "0x…"),
+    (re.compile(r"\b(id|pid|tid|thread|handle)([=: ]+)\d+", re.I), r"\1\2…"),
+    (re.compile(r"(?:/tmp|/var/tmp|/var/folders|/dev/shm)/[^\s'\":,)\]]*"), "<tmp path>"),
+    (re.compile(r"\b(tmp|temp)[\w-]*[0-9a-z_]{6,}\b", re.I), "<tmp name>"),
+)
+
+
+def comparable(message: str) -> str:
+    """``message`` without what changes from process to process for the same error: object
+    addresses (``0x7f...``, ``<X object at 0x...>``), ids (``id=1234``), temporary paths."""
+    for pattern, repl in _VOLATILE:
+        message = pattern.sub(repl, message)
+    return message
+
+
 def signature(status: str, kind: str = "", detail: str = "") -> str:
     """What a verdict is, in one comparable string: ``works``, ``incorrect: <kind>``,
     ``raises: <exception type>: <first words of its message>`` or the bare status."""
@@ -310,29 +234,67 @@ def signature(status: str, kind: str = "", detail: str = "") -> str:
     if status == "raises":
         text = detail.split(": ", 1)[1] if detail.startswith(("step ", "building")) else detail
         exc, _, message = text.partition(": ")
-        words = " ".join(message.split()[:8])
+        words = " ".join(comparable(message).split()[:8])
         return f"raises: {exc}: {words}" if words else f"raises: {exc}"
     return status
 
 
-def check_version(data: dict, what: str) -> int:
-    """The schema version of ``data``; SchemaError unless it is the one this code writes."""
+def _verdict_2_to_3(data: dict) -> dict:
+    """Version 2 judged every cell against the cell's intended result and let a strategy file
+    declare its failures (``expected``, ``declared``); version 3 judges the code's meaning and
+    names the kind. A version-2 verdict is kept as it was judged: against the intent, no kind."""
+    out = {k: v for k, v in data.items() if k not in ("expected", "declared")}
+    return {**out, "intended": True, "kind": "", "kinds": [], "schema_version": 3}
+
+
+def _fields_added_2_to_3(data: dict) -> dict:
+    """Version 3 only added fields with defaults (timing ``stage``; manifest ``refused``,
+    ``environment``, ``suite_commit``)."""
+    return {**data, "schema_version": 3}
+
+
+UPGRADES = {
+    "verdict": {2: _verdict_2_to_3},
+    "timing": {2: _fields_added_2_to_3},
+    "manifest": {2: _fields_added_2_to_3},
+}
+
+
+def check_version(data: dict, what: str, kind: str | None = None) -> int:
+    """The schema version of ``data``; SchemaError unless this code writes it or can upgrade it
+    (``kind``: which ``UPGRADES`` chain applies; None: only the current version is read)."""
     if not isinstance(data, dict):
         raise SchemaError(f"{what}: not a JSON object")
     version = data.get("schema_version", 1)
-    if not isinstance(version, int) or version < 1:
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise SchemaError(f"{what}: bad schema_version {version!r}")
     if version > SCHEMA_VERSION:
         raise SchemaError(
             f"{what}: schema_version {version} is newer than this suite reads "
             f"({SCHEMA_VERSION}); update the suite (git pull) to read it"
         )
-    if version < SCHEMA_VERSION:
+    steps = UPGRADES.get(kind, {})
+    if version < SCHEMA_VERSION and not all(v in steps for v in range(version, SCHEMA_VERSION)):
         raise SchemaError(
             f"{what}: schema_version {version} was written by an older suite (this one reads "
-            f"{SCHEMA_VERSION}); re-run it with this suite"
+            f"{SCHEMA_VERSION} and upgrades {_upgradable(kind)}); re-run it with this suite"
         )
     return version
+
+
+def _upgradable(kind: str | None) -> str:
+    steps = sorted(UPGRADES.get(kind, {}))
+    return f"{kind} records from version {steps[0]}" if steps else "nothing older"
+
+
+def upgrade(data: dict, kind: str, what: str | None = None) -> dict:
+    """``data`` as the current version: older versions go through ``UPGRADES[kind]`` step by
+    step; SchemaError for a version it cannot read."""
+    version = check_version(data, what or kind, kind)
+    while version < SCHEMA_VERSION:
+        data = UPGRADES[kind][version](data)
+        version = data["schema_version"]
+    return data
 
 
 def _build(cls, data: dict):
@@ -379,8 +341,7 @@ class Verdict:
 
     @classmethod
     def from_dict(cls, data: dict) -> Verdict:
-        check_version(data, "verdict")
-        return _build(cls, data)
+        return _build(cls, upgrade(data, "verdict"))
 
 
 @dataclass(frozen=True)
@@ -415,19 +376,36 @@ class Timing:
     peak_rss_bytes: int = 0
     order: int = 0  # position of this cell in its process (cells run in a shuffled order)
     stage: int = 0  # the timing stage that measured it (0 first; later ones for undecided cells)
+    race: str = ""  # the race it ran in (every member of a race shares its rounds), "" for none
+    race_base_s: list = field(default_factory=list)  # the race's base twin, the same rounds
     schema_version: int = SCHEMA_VERSION
 
     @property
     def ratios(self) -> list[float]:
-        return [s / c for s, c in zip(self.step_s, self.control_s)]
+        """Per round, the subject's block over its paired twin block (the lists pair by round:
+        unequal lengths are a damaged record, not something to truncate)."""
+        if len(self.step_s) != len(self.control_s):
+            raise ValueError(
+                f"{self.strategy}/{self.shape} N={self.batch_size}: {len(self.step_s)} subject "
+                f"blocks but {len(self.control_s)} twin blocks"
+            )
+        return [s / c for s, c in zip(self.step_s, self.control_s, strict=True)]
+
+    def versus(self, other: Timing) -> list[float]:
+        """Per-round whole-step ratios to another member of the same race (its same rounds)."""
+        if not self.race or self.race != other.race or len(self.step_s) != len(other.step_s):
+            raise ValueError(f"{self.strategy} and {other.strategy} did not share rounds")
+        return [a / b for a, b in zip(self.step_s, other.step_s)]
 
     def to_dict(self) -> dict:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict) -> Timing:
-        check_version(data, "timing")
-        return _build(cls, data)
+        return _build(cls, upgrade(data, "timing"))
+
+
+RACE_ROUNDS = "race rounds"  # the ``extra_info`` kind of a race's whole-round record: no Timing
 
 
 @dataclass
@@ -436,7 +414,7 @@ class Manifest:
 
     run_id: str
     plan: dict
-    status: str = "running"  # running | interrupted | complete
+    status: RunStatus = RunStatus.RUNNING
     command: str = ""
     argv: list = field(default_factory=list)
     started: str = ""
@@ -450,13 +428,15 @@ class Manifest:
     suite_commit: str = ""
     schema_version: int = SCHEMA_VERSION
 
+    def __post_init__(self):
+        self.status = RunStatus(self.status)
+
     def to_dict(self) -> dict:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict) -> Manifest:
-        check_version(data, "manifest")
-        return _build(cls, data)
+        return _build(cls, upgrade(data, "manifest"))
 
 
 def event_line(event: str, **data) -> str:
@@ -473,6 +453,117 @@ def parse_event(line: str) -> dict | None:
     except ValueError:
         return None
     return event if isinstance(event, dict) and "event" in event else None
+
+
+# ---- from bench/measured/modes.py
+@dataclass(frozen=True)
+class Mode:
+    name: str
+    label: str  # MindSpore's own name for it, as a user writes it
+    context_mode: str  # name of the mindspore constant passed to set_context(mode=...)
+    description: str
+    capture_mode: str | None = None  # mindspore.jit(cell.construct, capture_mode=...) in PYNATIVE
+    blocking: bool = False  # mindspore.runtime.launch_blocking(): ops run synchronously
+    min_steps: int = 1  # a timed block runs at least this many steps (see PYNATIVE below)
+    compiled: bool = False  # a graph is built: gated in two processes (capture can differ)
+    diagnostic: bool = False  # a controlled configuration, not a mode users run
+    concurrent: bool = False  # two timing processes at once measured harmless (findings/)
+    distribution: bool = False  # timed at a fixed budget and reported as quartiles
+
+    @property
+    def eager(self) -> bool:
+        return not self.compiled
+
+    def activate(self) -> None:
+        """Select this mode for the process (MindSpore's context is process-global)."""
+        import mindspore as ms
+
+        ms.set_context(mode=getattr(ms, self.context_mode))
+        if self.blocking:
+            launch_blocking = getattr(getattr(ms, "runtime", None), "launch_blocking", None)
+            if launch_blocking is not None:
+                launch_blocking()
+            else:  # older releases: the deprecated equivalent
+                ms.set_context(pynative_synchronize=True)
+
+    def prepare(self, cell, fullgraph: bool = False):
+        """Return the callable that runs one step of ``cell`` in this mode."""
+        if self.capture_mode:
+            import mindspore as ms
+
+            options = {"fullgraph": True} if fullgraph else {}
+            cell.construct = ms.jit(cell.construct, capture_mode=self.capture_mode, **options)
+        return cell
+
+
+GRAPH, PYNATIVE, JIT_AST = "graph", "pynative", "jit_ast"
+
+
+JIT_BYTECODE, PYNATIVE_BLOCKING = "jit_bytecode", "pynative_blocking"
+
+
+MODES = {
+    GRAPH: Mode(
+        GRAPH,
+        "GRAPH_MODE",
+        "GRAPH_MODE",
+        "set_context(mode=GRAPH_MODE): the cell is compiled",
+        compiled=True,
+    ),
+    # PYNATIVE as users run it: ops go through queue threads that busy-wait, and some ops
+    # (assign, assign_add, stop_gradient, set_data) drain the queue. On a 2-core machine a block
+    # of a few steps is dominated by one drain (~4 ms scheduler slices), so blocks run >= 64 steps
+    # and the numbers are a distribution (findings/README.md).
+    PYNATIVE: Mode(
+        PYNATIVE,
+        "PYNATIVE_MODE",
+        "PYNATIVE_MODE",
+        "set_context(mode=PYNATIVE_MODE): eager, as users run it",
+        min_steps=64,
+        distribution=True,
+    ),
+    JIT_AST: Mode(
+        JIT_AST,
+        'jit(capture_mode="ast")',
+        "PYNATIVE_MODE",
+        'PYNATIVE + cell.construct = jit(construct, capture_mode="ast")',
+        capture_mode="ast",
+        compiled=True,
+    ),
+    JIT_BYTECODE: Mode(
+        JIT_BYTECODE,
+        'jit(capture_mode="bytecode")',
+        "PYNATIVE_MODE",
+        'PYNATIVE + cell.construct = jit(construct, capture_mode="bytecode")',
+        capture_mode="bytecode",
+        compiled=True,
+    ),
+    # The controlled configuration: launch_blocking() runs every op synchronously, no queue
+    # threads. Its numbers are stable on 2 cores; they are not what a default user sees.
+    PYNATIVE_BLOCKING: Mode(
+        PYNATIVE_BLOCKING,
+        "PYNATIVE_MODE + launch_blocking()",
+        "PYNATIVE_MODE",
+        "PYNATIVE + mindspore.runtime.launch_blocking(): ops run synchronously (diagnostic)",
+        blocking=True,
+        diagnostic=True,
+    ),
+}
+
+
+MODE_NAMES = tuple(MODES)
+
+
+def get(name: str) -> Mode:
+    try:
+        return MODES[name]
+    except KeyError:
+        raise ValueError(f"unknown mode {name!r} (valid: {', '.join(MODES)})") from None
+
+
+def label(name: str) -> str:
+    """MindSpore's name of a mode (its own key when the mode is unknown)."""
+    return MODES[name].label if name in MODES else str(name)
 
 
 # ---- from bench/measured/oracle.py
@@ -524,7 +615,7 @@ class Step:
 class Observation:
     """The gate's (or a reproduction's) account of one variant in one mode."""
 
-    status: str  # "works" | "raises" | "incorrect"
+    status: str  # Status.WORKS | Status.RAISES | Status.INCORRECT
     kind: str = ""  # the first kind of an incorrect one
     kinds: list = field(default_factory=list)
     detail: str = ""
@@ -596,14 +687,43 @@ def verdict(steps: list[Step], meaning: str, symbol: str) -> Observation:
     kinds = [k for k in KINDS if any(k in s.kinds(meaning) for s in steps)]
     bad = [s for s in steps if not s.ok]
     if not bad:
-        return Observation("works", steps=[asdict(s) for s in steps])
+        return Observation(Status.WORKS, steps=[asdict(s) for s in steps])
     first = bad[0]
     detail = f"{kinds[0]} at step {first.step} ({symbol}={first.size}): {first.note}"
     if len(bad) > 1:
         detail += f" (and {len(bad) - 1} more of {len(steps)} steps)"
     return Observation(
-        "incorrect", str(kinds[0]), [str(k) for k in kinds], detail, [asdict(s) for s in steps]
+        Status.INCORRECT, str(kinds[0]), [str(k) for k in kinds], detail, [asdict(s) for s in steps]
     )
+
+
+def _span(hits: list[int], total: int) -> str:
+    """Where in one instance's ``total`` calls (numbered from 1) the ``hits`` are, in words."""
+    if hits == list(range(1, total + 1)):
+        return "at every call"
+    if hits == [1]:
+        return "at the first call only"
+    if hits == list(range(hits[0], total + 1)):
+        return f"from call {hits[0]} on"
+    if hits == list(range(1, hits[-1] + 1)):
+        return f"at the first {hits[-1]} calls only"
+    return f"at calls {', '.join(map(str, hits))} of {total}"
+
+
+def calls(steps: list[dict], kind: str, meaning: str) -> str:
+    """At which calls of an instance ``kind`` shows, from a verdict's per-step record: "at
+    every call", "at the first call only", "from call 3 on", ... ("" when it never shows).
+    A first call that differs from the later ones is another bug than one at every call."""
+    by_size: dict[int, list[Step]] = {}
+    for s in steps:
+        step = Step(**s) if isinstance(s, dict) else s
+        by_size.setdefault(step.size, []).append(step)
+    spans = []
+    for group in by_size.values():
+        hits = [s.step for s in group if kind in [str(k) for k in s.kinds(meaning)]]
+        if hits:
+            spans.append(_span(hits, max(s.step for s in group)))
+    return "; ".join(dict.fromkeys(spans))
 
 
 def first_line(exc: BaseException) -> str:
@@ -618,24 +738,28 @@ def run_step(step, cell, inputs: tuple):
     return cell.after_step(step(*inputs), inputs[0] if len(inputs) == 1 else inputs)
 
 
+HISTORY = 16  # how many steps back a stale read is looked for (the gate runs at most 11)
+
+
 def observe(
-    variant_class, runtime, mode, meaning: str, update=True, seed=0, diagnose=None
+    variant_class, runtime, mode, meaning: str, update=True, seed=0, diagnose=None, schedule=None
 ) -> Observation:
     """Run ``variant_class`` over the runtime's gate schedule in ``mode``; judge every step.
 
     ``update=False`` observes a no-update twin (the expected state does not change).
     ``diagnose(cell)``, when given, is called after the first size's steps; what it returns is
-    kept as the observation's ``diagnostics`` (e.g. graph breaks under bytecode capture)."""
+    kept as the observation's ``diagnostics`` (e.g. graph breaks under bytecode capture).
+    ``schedule`` ((size, steps), ...) replaces the gate's (a re-gate over the timed steps)."""
     import mindspore as ms
 
     mode.activate()
     steps, diagnostics = [], {}
-    for size, count in runtime.gate_schedule:
+    for size, count in schedule or runtime.gate_schedule:
         try:
             cell, params = runtime.build(variant_class, size)
             step = mode.prepare(cell)
         except Exception as exc:
-            return Observation("raises", detail=f"building the cell: {first_line(exc)}")
+            return Observation(Status.RAISES, detail=f"building the cell: {first_line(exc)}")
         before = runtime.observe(params)
         history = []
         for i in range(1, count + 1):
@@ -646,10 +770,10 @@ def observe(
                 after = runtime.observe(params)
             except Exception as exc:
                 where = f"step {i} ({runtime.size_symbol}={size})"
-                return Observation("raises", detail=f"{where}: {first_line(exc)}")
+                return Observation(Status.RAISES, detail=f"{where}: {first_line(exc)}")
             earlier = {
                 j: runtime.expect(size, seed + i - 1, state, BEFORE, update).output
-                for j, state in reversed(history)
+                for j, state in reversed(history[-HISTORY:])
             }
             steps.append(judge(runtime, expected, before, out, after, size, i, earlier))
             history.append((i, before))
@@ -676,7 +800,7 @@ def reproduce(variant_class, runtime, mode: str, meaning: str, recorded: dict) -
     for step in found.steps:
         label = "as the code means" if not step["note"] else step["note"]
         print(f"  step {step['step']} ({runtime.size_symbol}={step['size']}): {label}")
-    if found.status == "raises":
+    if found.status == Status.RAISES:
         print(f"  {found.detail}")
     got = signature(found.status, found.kind, found.detail)
     want = signature(recorded["status"], recorded.get("kind", ""), recorded.get("detail", ""))
