@@ -245,8 +245,8 @@ def _check(args, start) -> int:
         if ans and (found.writes or known.SET_DATA in found.found):
             write = (
                 f"{ans.write}; what it adds: {ans.cost} (the suite's answer for a small "
-                "Parameter, written for its clip cell's `self.limit`: put your Parameter and its "
-                "new value; read from results/summary.md)"
+                "Parameter, written for Batch Renormalization's `self.r_max`: put your Parameter "
+                "and its new value; read from results/summary.md)"
             )
         d = R.Divergence(
             v.mode,

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.check import kinds as K
-from bench.core.schema import Status
+from bench.core.schema import Kind, Status
 
 ROOT = Path(__file__).resolve().parents[2]
 FINDINGS = ROOT / "results" / "findings.md"
@@ -164,7 +164,16 @@ def _outcome_matches(finding_outcome: str, kind: str, message: str) -> bool:
         return finding_outcome.startswith(Status.CRASHED.value)
     if kind == K.HANGS:
         return finding_outcome.startswith(Status.TIMEOUT.value)
-    return finding_outcome == kind
+    return kind_of(finding_outcome) == kind
+
+
+def kind_of(outcome: str) -> str:
+    """The kind of a finding's outcome without its qualifier of calls or instances ("stale read
+    at the first call only" is a stale read)."""
+    for k in sorted((k.value for k in Kind), key=len, reverse=True):
+        if outcome == k or outcome.startswith(k + " "):
+            return k
+    return outcome
 
 
 def match(
@@ -177,7 +186,9 @@ def match(
         # a view read stale at the first call has no earlier state to explain it: the check sees
         # a wrong output there, the suite's finding (which knows the value read) a stale read
         first_call_view = (
-            kind == K.WRONG_OUTPUT and f.outcome == K.STALE_READ and VIEW_READ in found.found
+            kind == K.WRONG_OUTPUT
+            and kind_of(f.outcome) == K.STALE_READ
+            and VIEW_READ in found.found
         )
         if mode not in f.modes or not (
             _outcome_matches(f.outcome, kind, message) or first_call_view
@@ -190,9 +201,16 @@ def match(
             score = 0
         else:
             common = set(f.strategies) & found.writes
-            if not common:
+            through_view = (
+                kind_of(f.outcome) == K.STALE_READ
+                and VIEW_READ in found.found
+                and any("view" in line for line in f.lines)
+            )
+            if not (common or through_view):
                 continue
-            score = 1 + len(set(f.strategies) - common) / 100
+            # the user's own write first; else the same construct (a view read before an
+            # in-place write) seen stale with another write
+            score = 1 + len(set(f.strategies) - common) / 100 if common else 2
         scored.append((score, f.workload not in ("brn", "clip"), f.anchor, f))
     scored.sort(key=lambda t: t[:3])
     return [f for *_, f in scored[:limit]]
@@ -205,13 +223,41 @@ class Answer:
     cost: str
 
 
-def parse_answers(text: str) -> dict[str, Answer]:
-    """The table under '## The answer' of summary.md: mode label -> what to write, its cost."""
+SMALL = "**To replace a small Parameter every step**"  # the kind of state a layer's statistics are
+
+
+def parse_answers(text: str, kind: str = SMALL) -> dict[str, Answer]:
+    """The answers under '## The answer' of summary.md for one kind of state (default: replace a
+    small Parameter, what a layer's running statistics or bounds are): mode label -> the code to
+    write (its lines joined by '; ', comments left out) and what it adds. A bullet reads
+    ``- **MODE**: `strategy` (<workload>'s step: COST). ...`` followed by a fenced code block, or
+    ``- **MODE**: none — why.``"""
     section = text.split("## The answer", 1)[-1].split("\n## ", 1)[0]
-    out = {}
-    for line in section.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
-        if len(cells) < 3 or cells[0] in ("mode", "") or set(cells[0]) <= set("-|"):
+    if kind not in section:
+        return {}
+    part = section.split(kind, 1)[1].split("\n**To ", 1)[0]
+    out: dict[str, Answer] = {}
+    lines = part.splitlines()
+    for i, line in enumerate(lines):
+        head = re.match(r"^- \*\*(?P<mode>.+?)\*\*: (?P<rest>.*)$", line)
+        if not head:
             continue
-        out[cells[0]] = Answer(cells[0], cells[1], cells[2])
+        mode, rest = head["mode"], head["rest"]
+        if rest.startswith("none"):
+            out[mode] = Answer(mode, rest, "–")
+            continue
+        cost = re.search(r"'s step: (.*?)\)\.", rest)
+        code, inside = [], False
+        for follow in lines[i + 1 :]:
+            if follow.strip().startswith("```"):
+                if inside:
+                    break
+                inside = True
+                continue
+            if follow.startswith("- **"):
+                break
+            if inside and follow.strip() and not follow.strip().startswith("#"):
+                code.append(follow.strip())
+        write = "`" + "; ".join(code) + "`" if code else rest.split(" (", 1)[0]
+        out[mode] = Answer(mode, write, cost.group(1) if cost else "–")
     return out

@@ -81,12 +81,14 @@ def run(context, cell, x, order_index: int, rounds_by=_loop) -> tuple[list[Timin
     leader = next((subjects[m.label] for m in cell.members if m.update), None)
 
     everyone = {**subjects, **twins}
+    at(base_key)
     warm = base.warm_up(precision.warmup_seconds)
-    for stepper in everyone.values():  # the same number of steps for every member
+    for name, stepper in everyone.items():  # the same number of steps for every member
         if stepper is not base:
+            at(name)
             for _ in range(warm):
                 stepper.timed_block(1)
-    k = cell.k or _k(context, cell, base, subjects, twins)
+    k = cell.k or _k(context, cell, base, subjects, at)
 
     def ready(name: str) -> pairing.Stepper:
         at(name)
@@ -157,10 +159,13 @@ def run(context, cell, x, order_index: int, rounds_by=_loop) -> tuple[list[Timin
     return out, wrong
 
 
-def _k(context, cell, base, subjects, twins) -> int:
+def _k(context, cell, base, subjects, at) -> int:
     """Steps per block: calibrated on the base twin, then made small enough for the slowest
-    member (``pairing.cap``: a host-side update can be thousands of times slower)."""
+    member (``pairing.cap``: a host-side update can be thousands of times slower); ``at`` names
+    the member that runs."""
+    at(cell.control)
     k = context.k(cell, base)
-    for stepper in subjects.values():
+    for name, stepper in subjects.items():
+        at(name)
         k = min(k, pairing.cap(k, stepper, base))
     return k
