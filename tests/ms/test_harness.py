@@ -18,7 +18,8 @@ from bench.core.paths import ROOT
 from bench.core.records import Records
 from tests.conftest import bench
 
-pytestmark = [pytest.mark.mindspore, pytest.mark.conformance]  # end-to-end runs: CI, not the fast tier
+# End-to-end runs: CI's conformance tier, not the fast one.
+pytestmark = [pytest.mark.mindspore, pytest.mark.conformance]
 TINY = ["--batch-sizes", "2,16", "--processes", "1", "--cell-seconds", "0.02", "--no-report"]
 SHAPES = ["--shapes", "inline-param-after-expr,helper-param-after-arg"]
 
