@@ -4,6 +4,8 @@ release matrix work on recorded runs."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import nox
 
 nox.needs_version = ">=2024.4.15"
@@ -41,6 +43,16 @@ def tests(session: nox.Session) -> None:
     """The test suite without the full conformance gate (a few minutes)."""
     _install(session, "measure", "report", "test")
     session.run("python", "-m", "pytest", "-m", "not conformance", *session.posargs)
+
+
+@nox.session(venv_backend="none")
+def mutation(session: nox.Session) -> None:
+    """Mutation check of the oracle and the decisions (about 3 min; uses the tests' environment:
+    run ``nox -s tests`` once first)."""
+    python = Path(".nox/tests/bin/python")
+    if not python.exists():
+        session.error("no tests environment yet: run `nox -s tests` once first")
+    session.run(str(python), "tests/mutation_check.py", *session.posargs)
 
 
 @nox.session

@@ -86,6 +86,22 @@ def pick(table, facts=FACTS):
         ),
         pytest.param(
             {
+                "copy_": {"clip": "fastest", "brn": "fastest"},
+                "index_add": {"clip": "slower", "brn": "slower"},
+            },
+            ("index_add", False),
+            id="undocumented-for-cpu-never-even-the-fastest",
+        ),
+        pytest.param(
+            {
+                "assign_primitive": {"clip": "slower", "brn": "not timed"},
+                "index_add": {"clip": "fastest", "brn": "fastest"},
+            },
+            ("index_add", True),
+            id="slower-in-one-not-timed-in-another-is-slower",
+        ),
+        pytest.param(
+            {
                 "assign_primitive": {
                     "clip": "fastest",
                     "brn": "silently wrong: write dropped in `x`",
