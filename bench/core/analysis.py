@@ -252,15 +252,20 @@ class ModeAnalysis:
         comparison at them is undetermined."""
         return sorted(n for n in self.aa if self.biased(n))
 
-    def open_cells(self, target: float = 0.0) -> list[Cell]:
+    def open_cells(self, target: float = 0.0, names=None) -> list[Cell]:
         """Cells another stage should measure: those of an undetermined comparison (and the
-        fastest's at that size), and with ``target`` any update cell wider than ±target."""
+        fastest's at that size), and with ``target`` any update cell wider than ±target.
+        ``names``: the candidates the answer is chosen from (documented for the platform, correct
+        in every shape it must hold in); their decisions are the ones against the fastest *of
+        them*, as the report takes them (default: every working strategy)."""
+        names = set(self.candidates) if names is None else set(names) & set(self.candidates)
+        fastest = self.fastest_of(names)
         out: dict[CellId, Cell] = {}
-        for s, st in self.standings.items():
+        for s, st in (self.rank(names) if fastest else {}).items():
             for n, comp in st.comparisons.items():
-                if comp.outcome == UNDETERMINED and s != self.fastest:
+                if comp.outcome == UNDETERMINED and s != fastest:
                     out[self.candidates[s][n].id] = self.candidates[s][n]
-                    out[self.candidates[self.fastest][n].id] = self.candidates[self.fastest][n]
+                    out[self.candidates[fastest][n].id] = self.candidates[fastest][n]
         if target:
             for c in self.of_role("update"):
                 if c.status == Status.WORKS.value and c.estimate.halfwidth > target:

@@ -92,10 +92,14 @@ def stage_zero(ctx: RunContext, cells: dict[str, list[Item]]) -> None:
         _run_jobs(ctx, jobs)
 
 
-def later_stage(ctx: RunContext, stage: int, cells: dict[str, list[Item]]) -> bool:
+def later_stage(
+    ctx: RunContext, stage: int, cells: dict[str, list[Item]], candidates: dict | None = None
+) -> bool:
     """One more process per mode for the decisions still open: per size, a race of the fastest
     candidate, the candidates still undetermined against it, and the A/A cell, as many rounds as
-    the closest decision needs; False when none is open."""
+    the closest decision needs; False when none is open. ``candidates``: {mode: the strategies
+    the answer is chosen from} (``prepare_phase.candidates``), so the decisions settled are the
+    ones the report makes (default: every working strategy)."""
     precision = ctx.plan.precision
     rec = records.Records(ctx.run.path)
     margin = cellstats.Margin(precision.margin_rel, precision.margin_abs_s)
@@ -114,7 +118,7 @@ def later_stage(ctx: RunContext, stage: int, cells: dict[str, list[Item]]) -> bo
         if mode not in found or ctx.mode(mode).distribution:
             continue
         m = found[mode]
-        open_cells = m.open_cells(precision.target)
+        open_cells = m.open_cells(precision.target, (candidates or {}).get(mode))
         todo = []
         for race_item in items:
             n = race_item.batch_size
@@ -150,13 +154,13 @@ def _needed(m: analysis.ModeAnalysis, cell: analysis.Cell) -> float:
     return max(0.004, gap / 2 / cell.control_step_s)
 
 
-def time_phase(ctx: RunContext, cells: dict[str, list[Item]]) -> None:
+def time_phase(ctx: RunContext, cells: dict[str, list[Item]], candidates=None) -> None:
     start = time.monotonic()
     _salvage_checkpoints(ctx, STOPPED)
     try:
         stage_zero(ctx, cells)
         for stage in range(1, ctx.plan.precision.stages + 1):
-            if not later_stage(ctx, stage, cells):
+            if not later_stage(ctx, stage, cells, candidates):
                 break
     except KeyboardInterrupt:
         _salvage_checkpoints(ctx, STOPPED)
