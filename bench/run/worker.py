@@ -336,7 +336,25 @@ def main(argv=None) -> int:
     write_json_atomic(job.out, data)
     if checkpoint is not None:
         checkpoint.remove()
+    broken = pytest_failed(data["suite"].get("pytest_exit_code"))
+    if broken:  # the finished cells are kept; the run fails as the harness's own failure
+        print(f"bench: the timing suite {broken} ({job.out})", file=sys.stderr)
+        return forked.HARNESS_ERROR
     return 0
+
+
+PYTEST_BROKEN = {  # pytest's exit codes that say the suite itself did not run (not a cell)
+    2: "was interrupted",
+    3: "failed inside pytest (an internal error)",
+    4: "was called wrongly (a usage error)",
+    5: "collected no cell",
+}
+
+
+def pytest_failed(code) -> str:
+    """Why a timing process's pytest run is the harness's failure, "" when it is not: 0 every
+    cell passed, 1 some cell failed (recorded per cell); 2-5 the suite did not run as planned."""
+    return PYTEST_BROKEN.get(code, "") if code is not None else ""
 
 
 if __name__ == "__main__":
