@@ -186,10 +186,18 @@ def calls(steps: list[dict], kind: str, meaning: str) -> str:
     return "; ".join(dict.fromkeys(spans))
 
 
+def message_line(text: str) -> str:
+    """The first line of an error message that says something: MindSpore frames its messages
+    with rules of dashes (``-----`` then ``- Kernel select failed:``), which say nothing."""
+    for line in str(text).strip().splitlines():
+        words = line.strip().lstrip("-").strip()
+        if any(ch.isalnum() for ch in words):
+            return words
+    return ""
+
+
 def first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    line = text.splitlines()[0] if text else ""
-    return f"{type(exc).__name__}: {line}"
+    return f"{type(exc).__name__}: {message_line(str(exc))}"
 
 
 def run_step(step, cell, inputs: tuple):
