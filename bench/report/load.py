@@ -18,10 +18,9 @@ import pandas as pd
 
 from bench.core import analysis, cellstats, verdicts
 from bench.core.records import Records
-from bench.core.schema import Manifest, Status, signature
+from bench.core.schema import Manifest, Status, instance_qualifier, signature
 from bench.measured import workloads
 from bench.measured.oracle import calls
-from bench.run.gate import SECOND_ONLY
 
 VERDICT_COLUMNS = (
     "workload strategy shape mode status label kind kinds outcome calls detail layout meaning "
@@ -102,11 +101,8 @@ def _verdict_frame(final) -> pd.DataFrame:
                 "kinds": ", ".join(v.kinds),
                 "outcome": signature(v.status, v.kind, v.detail),
                 "calls": (
-                    SECOND_ONLY
-                    if v.detail.startswith(SECOND_ONLY)
-                    else calls(v.steps, v.kind, v.meaning)
-                    if v.kind
-                    else ""
+                    instance_qualifier(v.detail)
+                    or (calls(v.steps, v.kind, v.meaning) if v.kind else "")
                 ),
                 "detail": v.detail,
                 "layout": v.layout,

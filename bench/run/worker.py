@@ -149,8 +149,10 @@ def run_gate(job: Job) -> None:
         found = gate.check(cls, context.workload, context.mode, item, job.seed, job.process)
         record(item, found.status, found=found, seconds=time.monotonic() - start)
 
-    def failed(item, status, detail) -> None:
-        record(item, status, f"the gate's process {detail}")
+    def failed(item, status, detail, where="") -> None:
+        died = f"the gate's process {detail}"
+        # a later instance or the network crashed it: the first instance had worked
+        record(item, status, f"{where} (the first works): {died}" if where else died)
 
     alone = context.mode.capture_mode == "bytecode"  # where process history changes verdicts
     forked.run_isolated(job.items, work, job.timeout * 0.8, failed, alone=alone)
