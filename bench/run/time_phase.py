@@ -39,15 +39,24 @@ def _salvage_checkpoints(ctx: RunContext, how: dict) -> None:
             ctx.progress.line(f"time: {out.name}: kept its {len(kept)} finished cells")
 
 
-def _job(ctx: RunContext, mode: str, process: int, stage: int, items: list[Item]) -> Job | None:
+def _jobs(ctx: RunContext, mode: str, process: int, stage: int, items: list[Item]) -> list[Job]:
+    """The timing processes of one mode's ``process``: one for its items, or, where each race
+    needs a process of its own (``Mode.race_per_process``), one per race."""
     done = recorded_tests(ctx.run.timing_of(mode, process))
     todo = [c for c in items if c.test_id(mode) not in done]
     if not todo:
-        return None
+        return []
     order = list(todo)
     random.Random(f"{ctx.plan.seed}-{mode}-{process}").shuffle(order)
-    out = ctx.run.timing_file(mode, process)
-    return Job.of("time", ctx.plan, ctx.run.run_id, mode, out, order, process=process, stage=stage)
+    parts = [[c] for c in order] if ctx.mode(mode).race_per_process else [order]
+    out = []
+    for part in parts:
+        name = f"N{part[0].batch_size}" if len(parts) > 1 else ""
+        path = ctx.run.timing_file(mode, process, name)
+        out.append(
+            Job.of("time", ctx.plan, ctx.run.run_id, mode, path, part, process=process, stage=stage)
+        )
+    return out
 
 
 def _run_jobs(ctx: RunContext, jobs: list[Job]) -> None:
@@ -84,8 +93,7 @@ def stage_zero(ctx: RunContext, cells: dict[str, list[Item]]) -> None:
                 precision.distribution_rounds if ctx.mode(mode).distribution else precision.rounds
             )
             mine = [replace(c, rounds=rounds, k=ks.get(_key(mode, c), 0)) for c in items]
-            job = _job(ctx, mode, process, 0, mine)
-            if job:
+            for job in _jobs(ctx, mode, process, 0, mine):
                 jobs.append(job)
                 ctx.progress.plan("time", mode, len(job.items), 1)
         random.Random(f"{ctx.plan.seed}-{process}").shuffle(jobs)  # modes interleave
@@ -133,11 +141,12 @@ def later_stage(
             todo.append(replace(race_item, members=tuple(members),
                                 rounds=max(rounds, precision.rounds)))  # fmt: skip
         todo = [replace(c, k=ks.get(_key(mode, c), 0)) for c in todo]
-        job = _job(ctx, mode, process, stage, todo)
-        if job:
+        mine = _jobs(ctx, mode, process, stage, todo)
+        for job in mine:
             jobs.append(job)
             ctx.progress.plan("time", mode, len(job.items), 1)
-            ctx.progress.line(f"time {mode}: stage {stage}: {len(job.items)} races still open")
+        if mine:
+            ctx.progress.line(f"time {mode}: stage {stage}: {len(todo)} races still open")
     if not jobs:
         return False
     _run_jobs(ctx, jobs)

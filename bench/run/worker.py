@@ -106,9 +106,14 @@ class Context:
         self.finished(cell)
 
     def warm_process(self) -> None:
-        """One untimed step of a twin: one-time start-up is not charged to the first cell."""
+        """One untimed step of a twin: one-time start-up is not charged to the first cell. Not
+        where a later instance of a class can run the first one's graph (``race_per_process``:
+        under bytecode capture the race's own instance of that twin would then run the warm-up
+        instance's graph, at the gate's size: the EMA twin stayed flat over 1000× the state)."""
         import mindspore as ms
 
+        if self.mode.race_per_process:
+            return
         item = self.job.items[0]
         path = item.control_path or item.path  # a race's is its base twin
         size = self.workload.gate_schedule[0][0]
