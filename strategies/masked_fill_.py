@@ -1,4 +1,4 @@
-"""`Tensor.masked_fill_` with an all-true mask: `param.masked_fill_(ops.ones_like(param, dtype=mindspore.bool_), value)`."""
+"""`Tensor.masked_fill_` with an all-true mask: every element of the Parameter takes the value."""
 
 import mindspore
 from mindspore import ops

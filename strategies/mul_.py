@@ -1,4 +1,4 @@
-"""The EMA in place, as PyTorch users write it: `ema.mul_(decay)`, then `ema.add_((1 - decay) * w)`."""
+"""The EMA in place, as PyTorch users write it: `ema.mul_(decay)`, `ema.add_((1 - decay) * w)`."""
 
 from bench.strategy import Strategy
 

@@ -268,7 +268,7 @@ def network(layers):
         def construct(self, *inputs):
             outs = ()
             for layer in self.layers:
-                outs = outs + (layer(*inputs),)
+                outs = outs + (layer(*inputs),)  # noqa: RUF005 - graph syntax: no starred tuples
             return outs
 
         def after_step(self, outs, inputs):

@@ -42,7 +42,7 @@ def mark(where: str) -> None:
 
 
 def _child(items: Sequence, work: Callable, write_fd: int) -> None:  # pragma: no cover - child
-    global _MARK_FD
+    global _MARK_FD  # noqa: PLW0603 - the one child-side state: the pipe ``mark`` writes to
     _MARK_FD = write_fd
     code = 0
     try:
@@ -63,9 +63,7 @@ def _child(items: Sequence, work: Callable, write_fd: int) -> None:  # pragma: n
         os._exit(code)
 
 
-def _run_child(
-    items: Sequence, work: Callable, timeout: float
-) -> tuple[int, int | None, str, str]:
+def _run_child(items: Sequence, work: Callable, timeout: float) -> tuple[int, int | None, str, str]:
     """(items finished, index of the item it died on or None, how it ended, the last part of
     that item it entered, ``mark``)."""
     read_fd, write_fd = os.pipe()

@@ -118,8 +118,8 @@ def check(variant_class, runtime, mode, item, seed: int = 0, replica: int = 0):
         ("third_instance", THIRD_ONLY, bytecode, "only under bytecode capture"),
         ("network", NETWORK_ONLY, mode.compiled and item.update, "only in compiled modes"),
     )
-    for key, qualifier, applies, why_not in later_checks:
-        later = None
+    for key, qualifier, applies, not_run in later_checks:
+        later, why_not = None, not_run
         if applies and found.status == WORKS:
             forked.mark(qualifier)  # a crash from here on is this check's
             later = (

@@ -44,8 +44,10 @@ def candidates_of(verdicts, facts: dict, in_scope, mode: str) -> set[str]:
     settle the decisions among these, against the fastest of them."""
     scoped: dict[str, list[bool]] = {}
     for v in verdicts:
-        if v.mode == mode and v.status != Status.INEXPRESSIBLE and (
-            not v.dims or in_scope(Shape(tuple(v.dims.items())))
+        if (
+            v.mode == mode
+            and v.status != Status.INEXPRESSIBLE
+            and (not v.dims or in_scope(Shape(tuple(v.dims.items()))))
         ):
             scoped.setdefault(v.strategy, []).append(v.status == Status.WORKS)
     return {

@@ -3,6 +3,7 @@ later instance of a class can run the first one's graph (bytecode capture). No M
 
 from __future__ import annotations
 
+import json
 from types import SimpleNamespace
 
 from bench.core.rundir import RunDir
@@ -37,7 +38,7 @@ def test_a_race_already_timed_in_a_part_is_not_timed_again(tmp_path):
     ctx = _ctx(tmp_path)
     done = _races((64,))[0].test_id("jit_bytecode")
     (ctx.run.timing / "jit_bytecode-p0-N64.json").write_text(
-        '{"benchmarks": [], "suite": {"cells": [{"test": "%s", "status": "works"}]}}' % done
+        json.dumps({"benchmarks": [], "suite": {"cells": [{"test": done, "status": "works"}]}})
     )
     assert ctx.run.timing_of("jit_bytecode", 0)  # the part file belongs to process 0
     left = time_phase._jobs(ctx, "jit_bytecode", 0, 0, _races((1, 64, 1024)))
