@@ -20,7 +20,7 @@ from bench.core.args import (
     positive_float,
     positive_int,
 )
-from bench.core.exits import Exit, Outcome, combine, exit_code
+from bench.core.exits import Exit, Outcome, combine, exit_code, message, total
 from bench.core.io import read_json
 from bench.core.portable import portable_path
 from bench.core.rundir import new_run_id
@@ -227,7 +227,7 @@ def _prepare(args, work) -> tuple[Plan, Path, Path, bool]:
     return plan, run_dir, results, publish
 
 
-def _run(args, argv, plan: Plan, run_dir: Path, results: Path, publish: bool) -> int:
+def _run(args, argv, plan: Plan, run_dir: Path, results: Path, publish: bool, outcomes) -> int:
     where = "the reference report" if publish else f"{run_dir / 'report'}"
     print(
         f"run {run_dir.name}: workload {plan.workload}, {len(plan.strategies)} strategies × "
@@ -241,7 +241,11 @@ def _run(args, argv, plan: Plan, run_dir: Path, results: Path, publish: bool) ->
     from bench.report import terminal
 
     code = terminal.print_summary(
-        run_dir, record=args.record, folder=args.expected_dir, varying=args.record_varying
+        run_dir,
+        record=args.record,
+        folder=args.expected_dir,
+        varying=args.record_varying,
+        outcomes=outcomes,
     )
     if status == RunStatus.INTERRUPTED:
         hint = [] if plan.workload == paths.DEFAULT_WORKLOAD else ["--workload", plan.workload]
@@ -287,10 +291,10 @@ def main(argv=None) -> int:
         return int(exit_code(Outcome(usage_error=True)))
     from bench.run.forked import HarnessError
 
-    codes = []
+    codes, outcomes = [], []
     for plan, run_dir, results, publish in runs:
         try:
-            codes.append(_run(args, argv, plan, run_dir, results, publish))
+            codes.append(_run(args, argv, plan, run_dir, results, publish, outcomes))
         except HarnessError as err:
             print(f"bench: internal error: {err}", file=sys.stderr)
             return int(exit_code(Outcome(harness_error=True)))
@@ -302,4 +306,6 @@ def main(argv=None) -> int:
             return int(exit_code(Outcome(harness_error=True)))
         if codes[-1] == Exit.INTERRUPTED:
             break
+    if len(outcomes) > 1 and message(total(outcomes)):  # each workload printed its own line
+        print(f"all {len(outcomes)} workloads: {message(total(outcomes))}")
     return int(combine(codes))
