@@ -49,28 +49,36 @@ def parser() -> OneLineParser:
     p.add_argument(
         "--batch-sizes",
         type=comma_list("batch sizes", positive_int),
-        help="comma list of positive integers (default: the workload's, 1,8,64,256,1024)",
+        help="comma list of positive integers (default: the workload's sizes, e.g. the clip's "
+        + ",".join(map(str, workloads.get(paths.DEFAULT_WORKLOAD).batch_sizes))
+        + ")",
     )
     tier = p.add_mutually_exclusive_group()
     tier.add_argument(
         "--quick",
         action="store_true",
-        help="one gate process, one timing process per cell, a few rounds: a fast rough pass",
+        help=f"{TIERS['quick'].gate_replicas} gate process, {TIERS['quick'].processes} timing "
+        f"process per race, {TIERS['quick'].rounds} rounds, no later stage: a fast rough pass",
     )
     tier.add_argument(
         "--rigorous",
         action="store_true",
-        help="three processes per cell and more stages, until every interval is within ±2 %%",
+        help=f"{TIERS['rigorous'].processes} processes per race and up to "
+        f"{TIERS['rigorous'].stages} later stages, until every interval is within "
+        f"±{TIERS['rigorous'].target * 100:g} %%",
     )
     p.add_argument(
         "--processes",
         type=positive_int,
-        help="timing processes per cell in the first stage (default 1; quick 1, rigorous 2)",
+        help="timing processes per race in the first stage (default "
+        + "; ".join(f"{name} {t.processes}" for name, t in TIERS.items())
+        + ")",
     )
     p.add_argument(
         "--cell-seconds",
         type=positive_float,
-        help="at most this much measurement per cell and process (default 1.0)",
+        help="seconds of blocks per pair of blocks of a race, per process (default "
+        f"{TIERS['default'].cell_seconds:g})",
     )
     p.add_argument(
         "--screen-all",
