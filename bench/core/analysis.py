@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from itertools import combinations
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import combinations
 
 import numpy as np
 
