@@ -85,7 +85,7 @@ def _race(rng, s: Scenario, size: int, process: int, stage: int, members, rounds
                 race=race,
                 race_base_s=base.tolist(),
                 stage=stage,
-            )  # fmt: skip
+            )
         )
     return out
 
