@@ -130,7 +130,8 @@ def parser() -> OneLineParser:
         "--fresh-gate",
         action="store_true",
         help="gate every variant again (default: reuse the verdicts of identical code on the "
-        "same MindSpore from earlier runs; a reference run always gates afresh)",
+        "same MindSpore from earlier runs and the committed reference, which was made with "
+        "--fresh-gate)",
     )
     p.add_argument(
         "--expected-dir",
@@ -230,7 +231,7 @@ def _prepare(args, work) -> tuple[Plan, Path, Path, bool]:
         plan = make_plan(args, work)
         run_dir = raw / new_run_id()
         publish = args.publish or (is_reference(plan, work) and args.results_dir is None)
-        plan = replace(plan, reuse_gate=not (publish or args.fresh_gate))
+        plan = replace(plan, reuse_gate=not args.fresh_gate)
     _check_writable(run_dir)
     return plan, run_dir, results, publish
 
