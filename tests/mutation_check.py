@@ -284,7 +284,7 @@ DECISION_MUTATIONS = [
     ),
     (
         A,
-        "        names = set(self.candidates) if names is None else set(names) & set(self.candidates)",
+        "        names = set(self.candidates) if names is None else set(names) & set(self.candidates)",  # noqa: E501
         "        names = set(self.candidates)",
         "later stages: open decisions against a fastest that is no candidate",
     ),
