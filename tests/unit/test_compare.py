@@ -56,7 +56,7 @@ def test_the_command_prints_provenance_first_and_fails_above(runs, capsys):
 
 
 def test_outcomes_are_per_comparison_and_twins_have_none(runs):
-    _, a, b = runs
+    _, a, _ = runs
     table = compare.compare(load.load(a), load.load(a))
     twins = table[table.role != "update"]
     assert len(twins) and (twins.outcome_a == "").all() and (twins.outcome_b == "").all()
