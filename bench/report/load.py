@@ -25,8 +25,10 @@ from bench.measured.oracle import calls
 VERDICT_COLUMNS = (
     "workload strategy shape mode status label kind kinds outcome calls detail layout meaning "
     "intended "
-    "gate_processes timed_cells timed_wrong graph_breaks fullgraph dims steps"
+    "gate_processes timed_cells timed_wrong graph_breaks fullgraph second_instance third_instance "
+    "network dims steps"
 ).split()
+LATER_CHECKS = ("second_instance", "third_instance", "network")  # bench.run.gate.check records
 CELL_COLUMNS = (
     "workload strategy shape mode size role control status processes rounds step_s "
     "control_step_s ratio ratio_low ratio_high halfwidth added_s added_low_s added_high_s "
@@ -113,6 +115,7 @@ def _verdict_frame(final) -> pd.DataFrame:
                 "timed_wrong": timed.get("wrong", 0),
                 "graph_breaks": sum(breaks.values()) if isinstance(breaks, dict) else np.nan,
                 "fullgraph": v.diagnostics.get("fullgraph", ""),
+                **{key: v.diagnostics.get(key, "") for key in LATER_CHECKS},
                 "dims": v.dims,
                 "steps": v.steps,
             }
