@@ -306,9 +306,13 @@ def analyse(
     sizes,
     margin: Margin,
     looks: int = 1,
+    wrong_shapes=frozenset(),
 ) -> dict[str, ModeAnalysis]:
     """{mode: ModeAnalysis} of every cell timed (``statuses``: the cells' final-state checks;
-    ``looks``: how many times the run may look at a decision, the tier's stages + 1)."""
+    ``looks``: how many times the run may look at a decision, the tier's stages + 1;
+    ``wrong_shapes``: {(strategy, shape, mode)} whose final verdict is not "works" (a timing
+    process saw it wrong at one size): its update cells are incorrect at every size, before the
+    twins are checked, so a wrong cell never judges a twin)."""
     wrong = {c["test"] for c in statuses if c.get("status") != Status.WORKS.value}
     grouped: dict[CellId, list[Timing]] = defaultdict(list)
     for t in timings:
@@ -327,7 +331,9 @@ def analyse(
                 ts,
                 het.tau2,
                 Status.INCORRECT.value
-                if cid.test_id in wrong or not all(t.final_state_ok for t in ts)
+                if cid.test_id in wrong
+                or not all(t.final_state_ok for t in ts)
+                or (ts[0].role == "update" and (cid.strategy, cid.shape, cid.mode) in wrong_shapes)
                 else Status.WORKS.value,
                 tau2_df=het.tau2_df,
             )

@@ -188,14 +188,10 @@ def load(run_dir: Path) -> RunData:
         plan.get("batch_sizes", []),
         margin,
         looks=p.get("stages", 0) + 1,  # the decision was looked at once per timing stage
+        # a strategy in a shape whose final verdict is not "works" (a timing process saw it
+        # wrong at one size) is incorrect at every size: none of its numbers is a cost
+        wrong_shapes={(v.strategy, v.shape, v.mode) for v in final if v.status != Status.WORKS},
     )
-    # A strategy in a shape whose final verdict is not "works" (a timing process saw it wrong at
-    # one size) is reported as incorrect at every size: none of its numbers is shown as a cost.
-    wrong = {(v.strategy, v.shape, v.mode) for v in final if v.status != Status.WORKS.value}
-    for m in found.values():
-        for c in m.cells.values():
-            if c.role == "update" and (c.id.strategy, c.id.shape, c.id.mode) in wrong:
-                c.status = Status.INCORRECT.value
     screen = pd.DataFrame(
         [
             {

@@ -223,3 +223,16 @@ def test_the_answers_candidates_are_documented_and_correct_in_every_shape_in_sco
     in_scope = lambda shape: shape.values.get("order") == "after"  # noqa: E731
     assert candidates_of(verdicts, facts, in_scope, "graph") == {"good"}
     assert candidates_of(verdicts, facts, in_scope, "pynative") == {"elsewhere"}
+
+
+def test_a_wrong_cell_does_not_judge_its_twin():
+    """A cell faster than its twin invalidates the twin, unless the cell itself is wrong (its
+    shape's final verdict is not "works": it may have skipped its work)."""
+    timings = _twin_cells("graph", {1: 1e-3, 64: 2e-3}, control="control/t", subject_ratio=0.5)
+    found = analysis.analyse(timings, [], ["graph"], [1, 64], Margin())
+    assert "control/t" in analysis.check_twins(found).get("graph", {})
+    found = analysis.analyse(
+        timings, [], ["graph"], [1, 64], Margin(), wrong_shapes={("assign", "inline", "graph")}
+    )
+    assert analysis.check_twins(found) == {}
+    assert all(c.status == "incorrect" for c in found["graph"].of_role("update"))
