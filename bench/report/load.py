@@ -79,7 +79,7 @@ class RunData:
     @property
     def margin(self) -> cellstats.Margin:
         p = self.plan.get("precision", {})
-        return cellstats.Margin(p.get("margin_rel", 0.05), p.get("margin_abs_s", 5e-6))
+        return cellstats.Margin.of_plan(p)
 
     @property
     def tier(self) -> str:
@@ -180,7 +180,7 @@ def load(run_dir: Path) -> RunData:
     final = verdicts.final(rec.verdicts, rec.cell_statuses)
     plan = manifest.plan
     p = plan.get("precision", {})
-    margin = cellstats.Margin(p.get("margin_rel", 0.05), p.get("margin_abs_s", 5e-6))
+    margin = cellstats.Margin.of_plan(p)
     found = analysis.analyse(
         rec.timings,
         rec.cell_statuses,
