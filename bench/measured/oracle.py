@@ -188,12 +188,16 @@ def calls(steps: list[dict], kind: str, meaning: str) -> str:
 
 def message_line(text: str) -> str:
     """The first line of an error message that says something: MindSpore frames its messages
-    with rules of dashes (``-----`` then ``- Kernel select failed:``), which say nothing."""
+    with rules of dashes (``-----`` then ``- Kernel select failed:``), which say nothing; a
+    heading that ends with a colon is followed by its first line."""
+    said = []
     for line in str(text).strip().splitlines():
         words = line.strip().lstrip("-").strip()
         if any(ch.isalnum() for ch in words):
-            return words
-    return ""
+            said.append(words)
+            if not words.endswith(":") or len(said) == 2:
+                break
+    return " ".join(said)
 
 
 def first_line(exc: BaseException) -> str:
