@@ -78,7 +78,11 @@ def run(context, cell, x, order_index: int, rounds_by=_loop) -> tuple[list[Timin
             twin(m.label, m.path)
             continue
         at(m.label)
-        subjects[m.label] = pairing.Stepper(work, context.variant(m.path), mode, x, n)
+        # the A/A member is the base twin's code in a class of its own: under bytecode capture a
+        # second instance of the same class can run the first one's graph (it would time the
+        # base twin's own instance, not a copy of it)
+        klass = context.variant(m.path, fresh=m.role == "aa")
+        subjects[m.label] = pairing.Stepper(work, klass, mode, x, n)
         if m.update:
             twin(m.control, m.control_path)
     leader = next((subjects[m.label] for m in cell.members if m.update), None)

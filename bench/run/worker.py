@@ -48,7 +48,11 @@ class Context:
         self._controls: dict[tuple[str, int], pairing.Stepper] = {}
         self._k: dict[tuple[str, int], int] = {}
 
-    def variant(self, path: str) -> type:
+    def variant(self, path: str, fresh: bool = False) -> type:
+        """The class of the variant file at ``path``, loaded once; ``fresh``: loaded again as a
+        class of its own (the same code, another class object)."""
+        if fresh:
+            return load_variant(path, fresh=True)
         if path not in self._classes:
             self._classes[path] = load_variant(path)
         return self._classes[path]

@@ -43,3 +43,17 @@ def test_a_race_already_timed_in_a_part_is_not_timed_again(tmp_path):
     assert ctx.run.timing_of("jit_bytecode", 0)  # the part file belongs to process 0
     left = time_phase._jobs(ctx, "jit_bytecode", 0, 0, _races((1, 64, 1024)))
     assert sorted(j.items[0].batch_size for j in left) == [1, 1024]
+
+
+def test_an_aa_member_is_the_same_code_in_a_class_of_its_own(tmp_path):
+    """Under bytecode capture a later instance of a class can run the first one's graph, so the
+    A/A member (a copy of the base twin) gets its own class object from the same file."""
+    from bench.measured.shapes.codegen import load_variant
+
+    path = tmp_path / "v.py"
+    path.write_text("class Variant:\n    def construct(self, x):\n        return x\n")
+    first, again, fresh = load_variant(path), load_variant(path), load_variant(path, fresh=True)
+    assert fresh is not first and fresh is not again
+    assert fresh.construct.__code__ is not first.construct.__code__
+    assert fresh.construct.__code__.co_code == first.construct.__code__.co_code
+    assert load_variant(path, fresh=True) is not fresh  # each fresh load its own
