@@ -303,6 +303,9 @@ def _steps_table(steps: list, symbol: str) -> list[str]:
     return rows if len(rows) > 2 else ["(no per-step record: the cell did not run a step)"]
 
 
+FAILING, WORKING = "failing", "working"  # the two scripts of an issue: the entry's, its pair's
+
+
 def _label(mode: str) -> str:
     return MODES[mode].label if mode in MODES else mode
 
@@ -319,11 +322,11 @@ def issue(
     releases: list[str] | None = None,
 ) -> str:
     """One entry as a Markdown issue body for MindSpore's tracker. ``scripts``: the standalone
-    script of the entry's example (``"fails"``) and of the working side of its minimal pair
-    (``"works"``); ``traceback``: the native traceback of a crash; ``releases``: one line per
+    script of the entry's example (``FAILING``) and of the working side of its minimal pair
+    (``WORKING``); ``traceback``: the native traceback of a crash; ``releases``: one line per
     release (``affected``)."""
     if not isinstance(scripts, dict):
-        scripts = {"fails": scripts} if scripts else {}
+        scripts = {FAILING: scripts} if scripts else {}
     env = run.environment or {}
     ex = e.example
     modes = ", ".join(_label(m) for m in e.modes)
@@ -364,21 +367,21 @@ def issue(
             "",
         ]
     out += ["## Documentation", "", e.documented, "", "## Reproduce", ""]
-    if scripts.get("fails"):
+    if scripts.get(FAILING):
         out += [
             "Only `mindspore` and `numpy` needed: `python repro.py` prints expected vs observed "
             "per step and exits 0 when it shows the divergence, 1 when it does not.",
             "",
-            *_code(scripts["fails"]),
+            *_code(scripts[FAILING]),
         ]
     else:
         out += ["No standalone script for this cell (no variant code in the run).", ""]
-    if e.pair and scripts.get("works"):
+    if e.pair and scripts.get(WORKING):
         s, mode, good, _ = e.pair
         out += [
             f"The working side of the minimal pair (`{s}`, shape `{good}`, {_label(mode)}):",
             "",
-            *_code(scripts["works"]),
+            *_code(scripts[WORKING]),
         ]
     return "\n".join(out)
 
@@ -506,9 +509,9 @@ def export(runs: dict[str, RunData], out_dir, releases_dir=None, run_scripts: bo
         v = run.verdicts
         for e in entries(run):
             ex = e.example
-            keys = {"fails": (ex.get("strategy"), ex.get("shape"), ex.get("mode"))}
+            keys = {FAILING: (ex.get("strategy"), ex.get("shape"), ex.get("mode"))}
             if e.pair:
-                keys["works"] = (e.pair[0], e.pair[2], e.pair[1])
+                keys[WORKING] = (e.pair[0], e.pair[2], e.pair[1])
             rows = []
             for s, shape, mode in keys.values():
                 hit = v[(v.strategy == s) & (v["shape"] == shape) & (v["mode"] == mode)]
@@ -520,7 +523,7 @@ def export(runs: dict[str, RunData], out_dir, releases_dir=None, run_scripts: bo
                     for side, k in keys.items()
                     if k in links
                 }
-                crash = Path(tmp) / links[keys["fails"]] if keys["fails"] in links else None
+                crash = Path(tmp) / links[keys[FAILING]] if keys[FAILING] in links else None
                 trace = traceback_of(run, e, crash, run_scripts)
             path = out_dir / f"{e.slug}.md"
             text = issue(run, e, scripts, trace, affected(e, others, version))

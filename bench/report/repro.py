@@ -25,6 +25,7 @@ from bench.measured.modes import label
 from bench.measured.shapes import HEADER, Shape
 from bench.report import inline, standalone
 from bench.report.load import RunData
+from bench.run.plan import Plan
 
 SCRIPTED = (
     Status.WORKS.value,
@@ -76,6 +77,7 @@ def text(run: RunData, row: dict) -> str | None:
         return None
     version = run.environment.get("mindspore") or run.plan.get("mindspore", "?")
     name = script_name(row["strategy"], row["shape"], row["mode"])
+    plan = Plan.from_dict(run.plan)  # how many threads the gate ran, how long it waited
     try:
         body = standalone.script(
             variant,
@@ -84,8 +86,8 @@ def text(run: RunData, row: dict) -> str | None:
             version,
             name,
             run_id=Path(run.run_dir).name,
-            threads=int(run.plan.get("threads") or 1),
-            timeout=float(run.plan.get("timeout") or 300.0),
+            threads=plan.threads,
+            timeout=plan.timeout,
         )
     except inline.InlineError as err:
         print(f"repro: {name}: cannot write it out: {err}", file=sys.stderr)

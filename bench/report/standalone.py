@@ -483,9 +483,13 @@ def script(
     run_id: str = "",
     threads: int = 1,
     timeout: float = 300.0,
+    separate: bool | None = None,
 ) -> str:
     """The standalone script of the verdict ``row`` (a dict of the verdict table) of the variant
-    source ``variant``; ``inline.InlineError`` for a variant it cannot write out."""
+    source ``variant``; ``inline.InlineError`` for a variant it cannot write out. ``separate``:
+    the suite's code in a module of its own (default: under bytecode capture, or where its names
+    clash with the script's); False writes it into the script (what not to do under bytecode
+    capture: kept to show the difference)."""
     work = get_workload(row["workload"])
     mode = MODES[row["mode"]]
     w = want(row, work, timeout)
@@ -505,8 +509,8 @@ def script(
     builds_with_size = type(work).build is not Runtime.build
     driver = _fill(
         DRIVER,
-        SPAN=SPAN if w.qualified else "",
-        RESULT=SPAN_RESULT if w.qualified else 'f"@s:INCORRECT@: {kind}"',
+        SPAN=SPAN if w.qualified or w.how == MANY else "",
+        RESULT=SPAN_RESULT if w.qualified or w.how == MANY else 'f"@s:INCORRECT@: {kind}"',
         SETUP="\n".join(setup),
         BUILD="Variant(SIZE)" if builds_with_size else "Variant()",
         PREPARE=prepare,
@@ -529,7 +533,9 @@ def script(
     clash = set(found.defined) & script_names
     # Under bytecode capture the module a class is defined in changes what is captured: the
     # suite's code goes into a module of its own there (and wherever its names clash).
-    separate = mode.capture_mode == "bytecode" or bool(clash)
+    if separate is None:
+        separate = mode.capture_mode == "bytecode"
+    separate = separate or bool(clash)
     head = ["os", "sys"] + (["pathlib", "tempfile"] if separate else [])
     if w.how != ALONE:
         head += ["faulthandler", "re", "signal", "subprocess"]

@@ -385,5 +385,5 @@ def test_a_crash_entry_carries_the_native_traceback(run, tmp_path, monkeypatch):
     assert 'File "' in trace and "step 1" not in trace
     assert findings.traceback_of(run, crash, script, run_scripts=False) == ""
     assert findings.traceback_of(run, e, script) == ""  # not a crash
-    text = findings.issue(run, crash, {"fails": "print()"}, trace)
+    text = findings.issue(run, crash, {findings.FAILING: "print()"}, trace)
     assert "Native traceback of the crash" in text and "Fatal Python error" in text
