@@ -136,7 +136,7 @@ class Inlined:
         return lines
 
 
-def _annotated(text: str) -> bool:
+def annotated(text: str) -> bool:
     return any(
         (isinstance(n, ast.arg) and n.annotation is not None)
         or (isinstance(n, ast.FunctionDef) and n.returns is not None)
@@ -202,9 +202,10 @@ def collect(wanted: list[tuple[str, str]]) -> Inlined:
     return out
 
 
-def module_text(imports: list[str], blocks: list[str]) -> str:
+def module_text(imports: list[str], blocks: list[str], future: bool = True) -> str:
     """A module of ``blocks`` (top-level definitions): one-line assignments in a row stay
-    together, everything else two blank lines apart."""
+    together, everything else two blank lines apart; ``from __future__ import annotations``
+    first where they are annotated (unless ``future`` is False: the caller puts it first)."""
     parts: list[str] = []
     for block in blocks:
         simple = "\n" not in block.strip() and not block.startswith(("class ", "def ", "@"))
@@ -213,7 +214,7 @@ def module_text(imports: list[str], blocks: list[str]) -> str:
         else:
             parts.append((simple, block))
     body = "\n\n\n".join(b for _, b in parts)
-    head = ["from __future__ import annotations", ""] if _annotated(body) else []
+    head = ["from __future__ import annotations", ""] if future and annotated(body) else []
     return "\n".join([*head, *imports]) + "\n\n\n" + body + "\n"
 
 

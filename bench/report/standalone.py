@@ -558,8 +558,8 @@ def script(
     else:
         state = ["# The suite's code the cell uses (the workload's state, the strategy's base):"]
         state += ["", ""]
-        state.append(inline.module_text([], state_blocks).strip())
-    future = not separate and "from __future__" in inline.module_text([], state_blocks)
+        state.append(inline.module_text([], state_blocks, future=False).strip())
+    future = not separate and inline.annotated("\n".join(state_blocks))
     lines = [
         f'"""{title}',
         "",

@@ -335,3 +335,13 @@ def test_a_variant_the_script_cannot_write_out_is_refused():
     bad = "from bench.measured import workloads\n\n\nclass Variant(workloads.X):\n    pass\n"
     with pytest.raises(inline.InlineError):
         standalone.script(bad, _row("clip", GRAPH), "t", "v", "x.py")
+
+
+def test_annotated_suite_code_written_into_the_script_compiles():
+    # the host strategy imports next_limit from the suite; with the clip's spec annotated, the
+    # future import must come first in the file, not in the middle
+    text = standalone.script(_variant("clip", "host", "as-written"), _row("clip", JIT_AST), "t",
+                             "v", "x.py")  # fmt: skip
+    compile(text, "x.py", "exec")
+    if "from __future__ import annotations" in text:
+        assert text.index("from __future__") < text.index("import os")
