@@ -14,7 +14,10 @@ so. README's findings and every page's rules come only from these entries.
 from __future__ import annotations
 
 import fnmatch
+import importlib.util
 import re
+import subprocess
+import sys
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -54,16 +57,31 @@ DOCUMENTED = {
         "break), not to drop a write "
         f"([static graph: bytecode]({STATIC}#syntax-based-on-bytecode-graph-construction))"
     ),
-    (Status.RAISES.value, GRAPH): SET_DATA_DOC,
-    (Status.RAISES.value, JIT_AST): SET_DATA_DOC,
-    (Status.RAISES.value, JIT_BYTECODE): SET_DATA_DOC,
+}
+# An error is documented by its own message, in the mode that raises it: (mode, the start of
+# the error) -> what that mode's documentation says. GRAPH_MODE's compile error for `set_data`
+# names `construct` and `@jit` (so jit(capture_mode="ast") too); bytecode capture's
+# AttributeError is another error, with no page of its own ("not found").
+SET_DATA_ERROR = "RuntimeError: Failed to compile in GRAPH_MODE because the 'Parameter'"
+RAISES_DOCUMENTED = {
+    (GRAPH, SET_DATA_ERROR): SET_DATA_DOC,
+    (JIT_AST, SET_DATA_ERROR): SET_DATA_DOC,
 }
 NOT_FOUND = "not found (no page of this mode's documentation that we found covers it)"
 
 
-def documented(kind: str, mode: str, shapes: list[str]) -> str:
+def documented(kind: str, mode: str, shapes: list[str], outcome: str = "") -> str:
     """What ``mode``'s own documentation says of ``kind`` for these failing shapes; the view
-    pages only for a read through a view."""
+    pages only for a read through a view; an error (``kind`` raises) by its message, the
+    ``outcome`` ("raises: RuntimeError: Failed to compile ...")."""
+    if kind == Status.RAISES.value:
+        error = outcome.split(": ", 1)[1] if ": " in outcome else ""
+        found = (
+            d
+            for (m, start), d in RAISES_DOCUMENTED.items()
+            if m == mode and error.startswith(start)
+        )
+        return next(found, NOT_FOUND)
     if kind == Kind.STALE_READ.value and not any("view" in s.split("-") for s in shapes):
         return NOT_FOUND
     return DOCUMENTED.get((kind, mode), NOT_FOUND)
@@ -108,6 +126,7 @@ class Entry:
     pair_breaks: tuple | None = None  # graph breaks (works side, fails side) under bytecode
     mindspore: str = ""
     n: int = 1  # the n-th entry with the same slug text (anchors must be unique)
+    cells: list = field(default_factory=list)  # (strategy, shape, mode) of every failing cell
 
     @property
     def kind(self) -> str:
@@ -152,7 +171,7 @@ class Entry:
         if self.eager:
             return "no: PYNATIVE itself departs from eager semantics here (an eager-mode bug)"
         kind = self.kind or self.outcome.split(":")[0]
-        said = {m: documented(kind, m, self.shapes.get(m, [])) for m in self.modes}
+        said = {m: documented(kind, m, self.shapes.get(m, []), self.outcome) for m in self.modes}
         if len(set(said.values())) == 1:
             return next(iter(said.values()))
         return "; ".join(f"{m}: {text}" for m, text in said.items())
@@ -272,6 +291,7 @@ def _entry(run, hit, outcome, modes, pairs, rule, version) -> Entry:
         example.to_dict(),
         breaks,
         version,
+        cells=sorted(zip(hit.strategy, hit["shape"], hit["mode"])),
     )
 
 
@@ -284,77 +304,231 @@ def _steps_table(steps: list, symbol: str) -> list[str]:
     return rows if len(rows) > 2 else ["(no per-step record: the cell did not run a step)"]
 
 
-def issue(run: RunData, e: Entry, script: str | None) -> str:
-    """One entry as a Markdown issue body for MindSpore's tracker."""
+FAILING, WORKING = "failing", "working"  # the two scripts of an issue: the entry's, its pair's
+
+
+def _label(mode: str) -> str:
+    return MODES[mode].label if mode in MODES else mode
+
+
+def _code(script: str) -> list[str]:
+    return ["```python", script.rstrip(), "```", ""]
+
+
+def issue(
+    run: RunData,
+    e: Entry,
+    scripts: dict | str | None,
+    traceback: str = "",
+    releases: list[str] | None = None,
+) -> str:
+    """One entry as a Markdown issue body for MindSpore's tracker. ``scripts``: the standalone
+    script of the entry's example (``FAILING``) and of the working side of its minimal pair
+    (``WORKING``); ``traceback``: the native traceback of a crash; ``releases``: one line per
+    release (``affected``)."""
+    if not isinstance(scripts, dict):
+        scripts = {FAILING: scripts} if scripts else {}
     env = run.environment or {}
     ex = e.example
-    modes = ", ".join(MODES[m].label if m in MODES else m for m in e.modes)
+    modes = ", ".join(_label(m) for m in e.modes)
+    version = e.mindspore or env.get("mindspore", "?")
     out = [
         f"# [CPU] {e.title} ({modes})",
         "",
         "## Environment",
         "",
-        f"- MindSpore {e.mindspore or env.get('mindspore', '?')} (CPU)",
+        f"- MindSpore {version} (CPU)",
         f"- OS: {env.get('platform', '?')}",
         f"- Python: {env.get('python', '?')}",
         f"- CPU: {env.get('cpu', env.get('machine', '?'))} ({env.get('cpu_count', '?')} cores)",
         "",
+        "## Releases affected",
+        "",
+        *(f"- {line}" for line in (releases or [f"{version}: the only release measured"])),
+        "",
         "## What happens",
         "",
         f"`{ex.get('strategy')}` in the shape `{ex.get('shape')}` under "
-        f"{MODES[ex['mode']].label if ex.get('mode') in MODES else ex.get('mode')}: "
+        f"{_label(ex.get('mode'))}: "
         f"{ex.get('outcome', e.outcome)}" + (f" ({e.calls})" if e.calls else "") + ".",
         "",
         *_steps_table(ex.get("steps") or [], run.work.size_symbol),
         "",
     ]
+    if traceback:
+        out += ["Native traceback of the crash (`PYTHONFAULTHANDLER=1`):", "", "```", traceback]
+        out += ["```", ""]
     if e.pair:
         s, mode, good, bad = e.pair
-        label = MODES[mode].label if mode in MODES else mode
         out += [
             "## Minimal pair",
             "",
-            f"Under {label}, `{s}`: the shape `{good}` works, `{bad}` does not "
+            f"Under {_label(mode)}, `{s}`: the shape `{good}` works, `{bad}` does not "
             "(one dimension of the code changed).",
             "",
         ]
     out += ["## Documentation", "", e.documented, "", "## Reproduce", ""]
-    if script:
-        suite = re.search(r"^from (\w+_suite) import", script, re.M)
-        if suite:  # a bundled script (bytecode capture keeps module boundaries)
-            out += [
-                f"Needs `{suite.group(1)}.py` next to it (`nox -s repro` writes both): under "
-                "bytecode capture the module a class is defined in changes what is captured.",
-                "",
-            ]
-        out += ["```python", script.rstrip(), "```", ""]
+    if scripts.get(FAILING):
+        out += [
+            "Only `mindspore` and `numpy` needed: `python repro.py` prints expected vs observed "
+            "per step and exits 0 when it shows the divergence, 1 when it does not.",
+            "",
+            *_code(scripts[FAILING]),
+        ]
     else:
-        out += ["No standalone script for this cell (it varies between processes or hangs).", ""]
+        out += ["No standalone script for this cell (no variant code in the run).", ""]
+    if e.pair and scripts.get(WORKING):
+        s, mode, good, _ = e.pair
+        out += [
+            f"The working side of the minimal pair (`{s}`, shape `{good}`, {_label(mode)}):",
+            "",
+            *_code(scripts[WORKING]),
+        ]
     return "\n".join(out)
 
 
-def export(runs: dict[str, RunData], out_dir) -> list:
-    """Write one Markdown issue per entry of every run into ``out_dir``; the paths written."""
+def _outcomes(verdicts: pd.DataFrame) -> dict:
+    """{(strategy, shape, mode): qualified outcome} of a verdict table."""
+    q = qualified(verdicts)
+    return dict(zip(zip(q.strategy, q["shape"], q["mode"]), q.outcome))
+
+
+def affected(e: Entry, releases: dict[str, pd.DataFrame], measured: str) -> list[str]:
+    """One line per release: whether its gate shows the entry's divergence in the entry's cells
+    (``releases``: {version: verdict table}, e.g. ``release_verdicts``). Without release data,
+    only the measured version."""
+    lines = [f"{measured}: measured here ({len(e.cells)} cell(s))"]
+    for version, verdicts in releases.items():
+        if version == measured:
+            continue
+        seen = _outcomes(verdicts)
+        got = [seen.get(c) for c in e.cells]
+        gated = [g for g in got if g is not None]
+        same = sum(g == e.outcome for g in gated)
+        if not gated:
+            lines.append(f"{version}: not gated (its run has none of these cells)")
+            continue
+        others = Counter(g for g in gated if g != e.outcome)
+        rest = "; ".join(f"{o} in {n}" for o, n in others.most_common(3))
+        if same == len(e.cells):
+            lines.append(f"{version}: the same divergence in every cell ({same})")
+        elif same:
+            lines.append(
+                f"{version}: the same divergence in {same} of {len(e.cells)} cells ({rest})"
+            )
+        else:
+            lines.append(f"{version}: not seen in {len(gated)} gated cell(s) ({rest})")
+    if len(lines) == 1:
+        lines = [f"{measured}: the only release measured (no release run in results/releases/)"]
+    return lines
+
+
+def release_verdicts(folder, workload: str) -> dict[str, pd.DataFrame]:
+    """{MindSpore version: final verdict table} of the newest run of ``workload`` per release
+    under ``folder`` (``results/releases/<version>/``, its runs in ``raw/<run-id>/`` as
+    ``nox -s bench_release`` writes them, or in ``<workload>/raw/<run-id>/``), oldest first."""
+    import json
+    from pathlib import Path
+
+    from bench.report import load
+
+    newest: dict[str, Path] = {}
+    for manifest in sorted(Path(folder).glob("*/**/raw/*/manifest.json")):
+        try:
+            data = json.loads(manifest.read_text())
+        except (OSError, ValueError):
+            continue
+        plan = data.get("plan", {})
+        if plan.get("workload") != workload:
+            continue
+        version_dir = manifest.relative_to(folder).parts[0]
+        version = (data.get("environment") or {}).get("mindspore") or plan.get("mindspore")
+        version = version or version_dir
+        if version not in newest or manifest.parent.name > newest[version].name:
+            newest[version] = manifest.parent
+    out = {}
+    for version in sorted(newest, key=_version_key):
+        try:
+            out[version] = load.load(newest[version]).verdicts
+        except Exception as err:  # a run this suite cannot read: named, not compared
+            print(f"findings: {newest[version]}: {err}", file=sys.stderr)
+    return out
+
+
+def _version_key(version: str) -> tuple:
+    return tuple(int(p) if p.isdigit() else p for p in version.replace("-", ".").split("."))
+
+
+FAULT = re.compile(r"^(Fatal Python error:.*?)(?=^Extension modules:|^recorded by the suite|\Z)",
+                   re.M | re.S)  # fmt: skip
+
+
+def traceback_of(run: RunData, e: Entry, script_path, run_scripts: bool = True) -> str:
+    """The native traceback of a crash entry: the gate's record of it when it kept one
+    (``diagnostics["traceback"]``), else what the script's child prints under
+    ``PYTHONFAULTHANDLER=1`` (the script is run when ``run_scripts`` and MindSpore is here)."""
+    from bench.core.records import Records
+
+    if not e.outcome.startswith(Status.CRASHED.value):
+        return ""
+    key = (e.example.get("strategy"), e.example.get("shape"), e.example.get("mode"))
+    for v in Records(run.run_dir).verdicts:
+        kept = v.diagnostics.get("traceback") or v.evidence.get("traceback")
+        if v.key == key and kept:
+            return str(kept).strip()
+    if not run_scripts or script_path is None or importlib.util.find_spec("mindspore") is None:
+        return ""
+    try:
+        done = subprocess.run([sys.executable, str(script_path)], capture_output=True, text=True,
+                              timeout=900, cwd=str(script_path.parent), check=False)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        return ""
+    found = FAULT.search(done.stdout + done.stderr)
+    return found.group(1).strip() if found else ""
+
+
+def export(runs: dict[str, RunData], out_dir, releases_dir=None, run_scripts: bool = True) -> list:
+    """Write one Markdown issue per entry of every run into ``out_dir``; the paths written.
+    Each embeds the standalone script of the entry and of the working side of its minimal pair,
+    the native traceback of a crash (``run_scripts``: run the script to get it when the gate
+    kept none) and the releases under ``releases_dir`` (default ``results/releases``) that show
+    the same divergence."""
     import tempfile
     from pathlib import Path
 
+    from bench.core import paths
     from bench.core.io import write_text_atomic
     from bench.report import repro
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    releases_dir = Path(releases_dir or paths.RESULTS_DIR / "releases")
     written = []
     for run in runs.values():
+        version = run.environment.get("mindspore") or run.plan.get("mindspore", "?")
+        others = release_verdicts(releases_dir, run.workload) if releases_dir.is_dir() else {}
+        v = run.verdicts
         for e in entries(run):
             ex = e.example
+            keys = {FAILING: (ex.get("strategy"), ex.get("shape"), ex.get("mode"))}
+            if e.pair:
+                keys[WORKING] = (e.pair[0], e.pair[2], e.pair[1])
+            rows = []
+            for s, shape, mode in keys.values():
+                hit = v[(v.strategy == s) & (v["shape"] == shape) & (v["mode"] == mode)]
+                rows += [hit.iloc[0].to_dict()] if len(hit) else []
             with tempfile.TemporaryDirectory() as tmp:
-                links = repro.write(run, [ex], Path(tmp) / "repros")
-                key = (ex.get("strategy"), ex.get("shape"), ex.get("mode"))
-                script = None
-                if key in links:
-                    script = (Path(tmp) / links[key]).read_text()
+                links = repro.write(run, rows, Path(tmp) / "repros")
+                scripts = {
+                    side: (Path(tmp) / links[k]).read_text()
+                    for side, k in keys.items()
+                    if k in links
+                }
+                crash = Path(tmp) / links[keys[FAILING]] if keys[FAILING] in links else None
+                trace = traceback_of(run, e, crash, run_scripts)
             path = out_dir / f"{e.slug}.md"
-            write_text_atomic(path, issue(run, e, script))
+            text = issue(run, e, scripts, trace, affected(e, others, version))
+            write_text_atomic(path, text)
             written.append(path)
     return written
 
@@ -362,7 +536,6 @@ def export(runs: dict[str, RunData], out_dir) -> list:
 def main(argv=None) -> int:
     """``python -m bench.report.findings --export DIR [--run RUN_DIR ...]``."""
     import argparse
-    import sys
     from pathlib import Path
 
     from bench.core import paths
@@ -373,6 +546,14 @@ def main(argv=None) -> int:
     parser.add_argument("--export", required=True, metavar="DIR", help="write one .md per entry")
     parser.add_argument(
         "--run", action="append", default=[], help="a run folder (default: every reference run)"
+    )
+    parser.add_argument(
+        "--releases", type=Path, default=None, help="release runs (default results/releases)"
+    )
+    parser.add_argument(
+        "--no-run",
+        action="store_true",
+        help="do not run a crash's script to capture its native traceback",
     )
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     folders = [Path(r) for r in args.run]
@@ -391,7 +572,7 @@ def main(argv=None) -> int:
             return 2
         run = load.load(folder)
         runs[f"{run.workload}:{folder.name}"] = run
-    written = export(runs, args.export)
+    written = export(runs, args.export, args.releases, run_scripts=not args.no_run)
     print(f"findings: wrote {len(written)} issue(s) into {args.export}")
     return 0
 

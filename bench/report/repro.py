@@ -1,17 +1,12 @@
-"""Reproduction scripts: the exact code the gate ran, plus a driver, runnable with MindSpore and
-NumPy alone (``python <script>``), for every shape a finding links to.
+"""Reproduction scripts: one standalone script per verdict a finding links to, runnable with
+MindSpore and NumPy alone (``python <script>``), in every workload and mode.
 
-A clip cell outside bytecode capture gets a standalone script (``bench.report.standalone``: the
-cell written out, a NumPy reference, no bundle, short enough to paste into an issue). The others
-get the bundled script below.
-
-A script is the variant file (from the run folder, or regenerated from the strategy file and the
-shape when the run's ``variants/`` is not kept) followed by ``MODE``, ``MEANING`` (what its reads
-see under eager semantics) and ``RECORDED`` (what the gate observed), and the driver
-(``bench.measured.reproduce``): it judges every step as the gate does and prints ``REPRODUCED``
-(exit 0) only when the status and kind, or the error, are exactly the recorded ones. What it
-imports from ``bench`` comes from ``<workload>_suite.py`` next to it. A cell whose outcome
-differs between processes or that hangs gets no script (one run of it proves nothing).
+Each script is written by ``bench.report.standalone`` from the run's data only: the verdict
+record (what the gate saw: status, kind, the calls or instance it shows at, the error, the
+signal), the variant's code (kept with the run, or rendered again from the strategy file and the
+shape) and the workload's code. It prints expected against observed per step and exits 0 only
+when it shows what was recorded (a crash or a hang in a child process, a cell that differs
+between processes in several).
 
 ``python -m bench.report.repro RUN_DIR STRATEGY@SHAPE-MODE [OUT_DIR]`` (``nox -s repro``) writes
 the script of any cell.
@@ -24,17 +19,21 @@ from pathlib import Path
 
 from bench.core.io import write_text_atomic
 from bench.core.rundir import parse_verdict_name, verdict_name
-from bench.core.schema import Kind, Status
+from bench.core.schema import Status
 from bench.measured import discovery
-from bench.measured.modes import JIT_BYTECODE
-from bench.measured.shapes import HEADER, Shape, bundle
-from bench.report import standalone
+from bench.measured.modes import label
+from bench.measured.shapes import HEADER, Shape
+from bench.report import inline, standalone
 from bench.report.load import RunData
+from bench.run.plan import Plan
 
-NO_SCRIPT = (str(Kind.DIFFERS),)
-# Under bytecode capture the module a class is defined in changes what is captured: written out
-# in one file, 4 of 4 clip cells checked showed the opposite verdict; these keep the bundle.
-BUNDLED_MODES = (JIT_BYTECODE,)
+SCRIPTED = (
+    Status.WORKS.value,
+    Status.INCORRECT.value,
+    Status.RAISES.value,
+    Status.CRASHED.value,
+    Status.TIMEOUT.value,
+)
 
 
 def script_name(strategy: str, shape: str, mode: str) -> str:
@@ -61,63 +60,59 @@ def variant_text(run: RunData, strategy: str, shape: str) -> str | None:
 
 
 def scriptable(row) -> bool:
-    return row["status"] in (
-        Status.WORKS.value,
-        Status.INCORRECT.value,
-        Status.RAISES.value,
-        Status.CRASHED.value,
-    ) and (row["kind"] not in NO_SCRIPT)
+    return row["status"] in SCRIPTED
+
+
+def title(row: dict) -> str:
+    return (
+        f"`{row['strategy']}` in the shape `{row['shape']}`, {label(row['mode'])}: {row['outcome']}"
+    )
 
 
 def text(run: RunData, row: dict) -> str | None:
+    """The standalone script of one verdict row, or None (no variant, or one that cannot be
+    written out: the reason goes to stderr)."""
     variant = variant_text(run, row["strategy"], row["shape"])
     if variant is None:
         return None
-    recorded = {"status": row["status"], "kind": row["kind"], "detail": row["detail"][:300]}
-    return (
-        variant
-        + f"\n\nMODE = {row['mode']!r}\nMEANING = {row['meaning']!r}\n"
-        + f"RECORDED = {recorded!r}\n"
-        + run.work.driver()
-    )
+    version = run.environment.get("mindspore") or run.plan.get("mindspore", "?")
+    name = script_name(row["strategy"], row["shape"], row["mode"])
+    plan = Plan.from_dict(run.plan)  # how many threads the gate ran, how long it waited
+    try:
+        body = standalone.script(
+            variant,
+            row,
+            title(row),
+            version,
+            name,
+            run_id=Path(run.run_dir).name,
+            threads=plan.threads,
+            timeout=plan.timeout,
+        )
+    except inline.InlineError as err:
+        print(f"repro: {name}: cannot write it out: {err}", file=sys.stderr)
+        return None
+    return f"{HEADER}\n{body}"
 
 
 def write(run: RunData, rows: list[dict], out_dir: Path) -> dict:
     """Write the scripts of ``rows`` (verdict rows); {(strategy, shape, mode): relative path}.
-    Scripts written earlier into ``out_dir`` are removed first."""
+    Scripts written earlier into ``out_dir`` are removed first (and an old bundle module)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     for old in out_dir.glob("*.py"):
         if old.read_text(errors="replace").startswith(HEADER):
             old.unlink()
-    suite = f"{run.workload}_suite"
-    texts, alone, links = {}, {}, {}
-    version = run.environment.get("mindspore") or run.plan.get("mindspore", "?")
+    links = {}
     for row in rows:
         key = (row["strategy"], row["shape"], row["mode"])
         if key in links or not scriptable(row):
             continue
-        name = script_name(*key)
-        if row["mode"] not in BUNDLED_MODES:
-            variant = variant_text(run, row["strategy"], row["shape"])
-            title = f"`{row['strategy']}` `{row['shape']}` in {row['mode']}: {row['outcome']}"
-            own = variant and standalone.script(variant, row, title, version, name)
-            if own:
-                alone[name] = own
-                links[key] = f"{out_dir.name}/{name}"
-                continue
         body = text(run, row)
         if body is None:
             continue
-        texts[name] = body
-        links[key] = f"{out_dir.name}/{name}"
-    if texts:
-        modules = list(dict.fromkeys(m for t in texts.values() for m in bundle.bench_imports(t)))
-        write_text_atomic(out_dir / f"{suite}.py", bundle.suite_module(modules))
-        for name, body in texts.items():
-            write_text_atomic(out_dir / name, bundle.script(body, suite))
-    for name, body in alone.items():
-        write_text_atomic(out_dir / name, HEADER + "\n" + body)
+        write_text_atomic(out_dir / script_name(*key), body)
+        links[key] = f"{out_dir.name}/{script_name(*key)}"
     return links
 
 
@@ -147,9 +142,7 @@ def main(argv=None) -> int:
     out = Path(argv[2]) if len(argv) == 3 else Path(run.run_dir) / "repros"
     links = write(run, [rows.iloc[0].to_dict()], out)
     if not links:
-        print(
-            f"repro: {cell}: no script (a varying or hanging cell, or no variant)", file=sys.stderr
-        )
+        print(f"repro: {cell}: no script (no variant, or not a gated cell)", file=sys.stderr)
         return 1
     print(f"repro: wrote {out / next(iter(links.values())).split('/', 1)[1]}")
     return 0

@@ -307,38 +307,118 @@ def test_a_first_call_failure_is_another_entry_than_one_at_every_call():
     assert e.documented.startswith("partly")  # the kind's documentation, qualifier or not
 
 
+SET_DATA_GRAPH = "raises: RuntimeError: Failed to compile in GRAPH_MODE because the 'Parameter'"
+SET_DATA_BYTECODE = "raises: AttributeError: 'Tensor' object has no attribute 'set_data'"
+
+
 @pytest.mark.parametrize(
-    "kind, mode, shapes, starts",
+    "kind, mode, shapes, outcome, starts",
     [
-        ("stale read", "graph", ["inline-view-before-expr"], "partly"),
-        ("stale read", "jit_ast", ["depend-view-before-arg"], "partly"),
-        ("stale read", "graph", ["inline-alias-before-expr"], "not found"),  # no view read
-        ("stale read", "jit_bytecode", ["inline-view-before-expr"], "not found"),
-        ("write dropped", "jit_bytecode", ["depend"], "no: bytecode capture"),
-        ("write dropped", "graph", ["depend"], "not found"),  # not the bytecode page
-        ("write dropped", "jit_ast", ["depend"], "not found"),
-        ("raises", "graph", ["inline-param-after-expr"], "yes"),
+        ("stale read", "graph", ["inline-view-before-expr"], "", "partly"),
+        ("stale read", "jit_ast", ["depend-view-before-arg"], "", "partly"),
+        ("stale read", "graph", ["inline-alias-before-expr"], "", "not found"),  # no view read
+        ("stale read", "jit_bytecode", ["inline-view-before-expr"], "", "not found"),
+        ("write dropped", "jit_bytecode", ["depend"], "", "no: bytecode capture"),
+        ("write dropped", "graph", ["depend"], "", "not found"),  # not the bytecode page
+        ("write dropped", "jit_ast", ["depend"], "", "not found"),
+        ("raises", "graph", ["inline-param-after-expr"], SET_DATA_GRAPH, "yes"),
+        ("raises", "jit_ast", ["inline-param-after-expr"], SET_DATA_GRAPH, "yes"),
+        # bytecode capture's AttributeError is not GRAPH_MODE's compile error: not its page
+        ("raises", "jit_bytecode", ["depend-alias-after-arg"], SET_DATA_BYTECODE, "not found"),
+        ("raises", "graph", ["inline-param-after-expr"], "raises: ValueError: x", "not found"),
     ],
 )
-def test_an_entry_cites_only_its_own_modes_documentation(kind, mode, shapes, starts):
+def test_an_entry_cites_only_its_own_modes_documentation(kind, mode, shapes, outcome, starts):
     from bench.report import findings
 
-    assert findings.documented(kind, mode, shapes).startswith(starts)
+    assert findings.documented(kind, mode, shapes, outcome).startswith(starts)
+
+
+def test_a_bytecode_error_entry_does_not_cite_the_graph_compile_message():
+    from bench.report import findings
+
+    e = findings.Entry(
+        "clip", SET_DATA_BYTECODE, ["set_data"], ["jit_bytecode"], {"jit_bytecode": ["d"]}
+    )
+    assert e.documented == findings.NOT_FOUND
+    assert "set_data` is not supported" not in e.documented
 
 
 def test_every_entry_exports_as_an_issue(run, tmp_path):
     from bench.report import findings
 
-    written = findings.export({"clip": run}, tmp_path)
-    assert len(written) == len(findings.entries(run)) > 0
+    written = findings.export({"clip": run}, tmp_path, tmp_path / "none", run_scripts=False)
+    entries = findings.entries(run)
+    assert len(written) == len(entries) > 0
     env = run.environment
-    for path in written:
+    for path, e in zip(written, entries):
         text = path.read_text()
         assert text.startswith("# [CPU] ")
         assert f"- Python: {env['python']}" in text and f"- MindSpore {env['mindspore']}" in text
         assert "## Documentation" in text and "## Reproduce" in text
+        assert "## Releases affected\n\n- 2.10.0: the only release measured" in text
+        blocks = text.count("```python")
+        assert blocks == (2 if e.pair else 1), path.name  # the entry's script, the pair's works
+        assert "from bench" not in text and "import mindspore as ms" in text
+        if e.pair:
+            assert (
+                f"The working side of the minimal pair (`{e.pair[0]}`, shape `{e.pair[2]}`" in text
+            )
         if "| step |" in text:  # the per-step table renders as a table
             check_gfm(text, path.name)
-    assert any("import mindspore as ms" in p.read_text() for p in written)
-    assert findings.main(["--export", str(tmp_path / "cli"), "--run", str(RUN)]) == 0
+    assert findings.main(["--export", str(tmp_path / "cli"), "--run", str(RUN), "--no-run"]) == 0
     assert findings.main(["--export", str(tmp_path / "x"), "--run", str(tmp_path / "no")]) == 2
+
+
+def _release(folder, version, works=False):
+    """A copy of the fixture run as the gate-only run of another release (``works``: every
+    gated cell works there)."""
+    shutil.copytree(RUN, folder)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["environment"]["mindspore"] = manifest["plan"]["mindspore"] = version
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    if works:
+        for lines in (folder / "gate").glob("*.jsonl"):
+            rows = [json.loads(x) for x in lines.read_text().splitlines() if x.strip()]
+            for r in rows:
+                if r["status"] in ("incorrect", "raises", "crashed"):
+                    r.update(status="works", kind="", kinds=[], detail="")
+            lines.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def test_an_issue_names_the_releases_that_show_the_same_divergence(run, tmp_path):
+    from bench.report import findings
+
+    releases = tmp_path / "releases"
+    _release(releases / "2.9.0" / "raw" / RUN.name, "2.9.0")  # as bench_release writes it
+    _release(releases / "2.8.0" / "clip" / "raw" / RUN.name, "2.8.0", works=True)
+    found = findings.release_verdicts(releases, "clip")
+    assert list(found) == ["2.8.0", "2.9.0"]
+    assert findings.release_verdicts(releases, "ema") == {}
+    e = findings.entries(run)[0]
+    lines = findings.affected(e, found, "2.10.0")
+    assert lines[0].startswith("2.10.0: measured here")
+    assert lines[1].startswith("2.8.0: not seen in") and "works in" in lines[1]
+    assert lines[2] == f"2.9.0: the same divergence in every cell ({len(e.cells)})"
+    text = findings.export({"clip": run}, tmp_path / "out", releases, run_scripts=False)[0]
+    assert "- 2.9.0: the same divergence in every cell" in text.read_text()
+
+
+def test_a_crash_entry_carries_the_native_traceback(run, tmp_path, monkeypatch):
+    from bench.report import findings
+
+    e = findings.entries(run)[0]
+    crash = findings.Entry("clip", "crashed", ["assign"], ["jit_bytecode"], {}, example=e.example)
+    script = tmp_path / "s.py"
+    script.write_text(
+        "import faulthandler, os, signal\nprint('step 1 ...')\n"
+        "faulthandler.enable()\nos.kill(os.getpid(), signal.SIGSEGV)\n"
+    )
+    monkeypatch.setattr(findings.importlib.util, "find_spec", lambda name: True)
+    trace = findings.traceback_of(run, crash, script)
+    assert trace.startswith("Fatal Python error: Segmentation fault")
+    assert 'File "' in trace and "step 1" not in trace
+    assert findings.traceback_of(run, crash, script, run_scripts=False) == ""
+    assert findings.traceback_of(run, e, script) == ""  # not a crash
+    text = findings.issue(run, crash, {findings.FAILING: "print()"}, trace)
+    assert "Native traceback of the crash" in text and "Fatal Python error" in text
