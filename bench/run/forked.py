@@ -15,9 +15,11 @@ child of a parent that ran MindSpore hangs).
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import select
 import signal
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 
@@ -41,9 +43,10 @@ def mark(where: str) -> None:
         os.write(_MARK_FD, b"M" + where.replace("\n", " ").encode() + b"\n")
 
 
-def _child(items: Sequence, work: Callable, write_fd: int) -> None:  # pragma: no cover - child
+def _child(items: Sequence, work: Callable, write_fd: int, trace) -> None:  # pragma: no cover
     global _MARK_FD  # noqa: PLW0603 - the one child-side state: the pipe ``mark`` writes to
     _MARK_FD = write_fd
+    faulthandler.enable(file=trace)  # a fatal signal writes the Python stack where it struck
     code = 0
     try:
         for index, item in enumerate(items):
@@ -63,14 +66,15 @@ def _child(items: Sequence, work: Callable, write_fd: int) -> None:  # pragma: n
         os._exit(code)
 
 
-def _run_child(items: Sequence, work: Callable, timeout: float) -> tuple[int, int | None, str, str]:
+def _run_child(items: Sequence, work: Callable, timeout: float) -> tuple:
     """(items finished, index of the item it died on or None, how it ended, the last part of
-    that item it entered, ``mark``)."""
+    that item it entered (``mark``), the stack ``faulthandler`` wrote when a signal killed it)."""
     read_fd, write_fd = os.pipe()
+    trace = tempfile.TemporaryFile("w+")
     pid = os.fork()
     if pid == 0:  # pragma: no cover - child
         os.close(read_fd)
-        _child(items, work, write_fd)
+        _child(items, work, write_fd, trace)
     os.close(write_fd)
     finished, current, buffer = 0, None, b""
     deadline = time.monotonic() + timeout
@@ -98,27 +102,31 @@ def _run_child(items: Sequence, work: Callable, timeout: float) -> tuple[int, in
                 else:
                     finished, current, where = index + 1, None, ""
     _, status = os.waitpid(pid, 0)
+    trace.seek(0)
+    stack = trace.read().split("\nExtension modules:")[0][:4000]  # most recent call first
+    trace.close()
     if how:
-        return finished, current, how, where
+        return finished, current, how, where, stack
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else sig
-        return finished, current, f"crashed: died with {name}", where
+        return finished, current, f"crashed: died with {name}", where, stack
     code = os.WEXITSTATUS(status)
     if code == HARNESS_ERROR:
         raise HarnessError("the harness failed in a gate child (traceback in the worker's log)")
     if code or current is not None:
-        return finished, current, f"crashed: exited with code {code}", where
-    return finished, None, "", ""
+        return finished, current, f"crashed: exited with code {code}", where, stack
+    return finished, None, "", "", ""
 
 
 def run_isolated(
     items: Sequence, work: Callable, timeout: float, on_failure: Callable, alone: bool = True
 ) -> None:
     """``work(item)`` for every item in forked children of this parent; ``on_failure(item,
-    status, detail, where)`` for an item whose child crashes or hangs (status ``crashed`` or
-    ``timeout``; the detail says how: "died with SIGSEGV", "exited with code 3", "made no
-    progress for 16 s"; ``where``: the last part of the item it entered, ``mark``, or "").
+    status, detail, where, stack)`` for an item whose child crashes or hangs (status ``crashed``
+    or ``timeout``; the detail says how: "died with SIGSEGV", "exited with code 3", "made no
+    progress for 16 s"; ``where``: the last part of the item it entered, ``mark``, or "";
+    ``stack``: the Python stack ``faulthandler`` wrote when a fatal signal struck, or "").
 
     ``alone``: each item in a fresh child of its own, so no item's outcome depends on what ran
     before it (under bytecode capture it can). Otherwise one child works through the items in
@@ -126,21 +134,21 @@ def run_isolated(
     earlier item's leftovers) and fails only if it crashes again; a hang fails at once."""
     if alone:
         for item in items:
-            *_, how, where = _run_child([item], work, timeout)
+            *_, how, where, stack = _run_child([item], work, timeout)
             if how:
                 status, _, detail = how.partition(": ")
-                on_failure(item, status, detail, where)
+                on_failure(item, status, detail, where, stack)
         return
     items = list(items)
     start = 0
     while start < len(items):
-        finished, current, how, where = _run_child(items[start:], work, timeout)
+        finished, current, how, where, stack = _run_child(items[start:], work, timeout)
         if current is None:
             if not how:
                 return
             if finished == 0:  # died before its first item: that item fails
                 status, _, detail = how.partition(": ")
-                on_failure(items[start], status, detail, "")
+                on_failure(items[start], status, detail, "", stack)
                 finished = 1
             start += finished  # a crash between items: go on with the rest
             continue
@@ -149,10 +157,10 @@ def run_isolated(
             Status.TIMEOUT.value
         ):  # a hang is not retried: it would cost the timeout again
             status, _, detail = how.partition(": ")
-            on_failure(culprit, status, detail, where)
+            on_failure(culprit, status, detail, where, stack)
         else:
-            _, again, how_alone, where = _run_child([culprit], work, timeout)
+            _, again, how_alone, where, stack = _run_child([culprit], work, timeout)
             if again is not None or how_alone:
                 status, _, detail = how_alone.partition(": ")
-                on_failure(culprit, status, detail, where)
+                on_failure(culprit, status, detail, where, stack)
         start += current + 1

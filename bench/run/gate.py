@@ -139,8 +139,11 @@ def check(variant_class, runtime, mode, item, seed: int = 0, replica: int = 0):
     return found
 
 
-def verdict(item, workload: str, mode: str, status, detail: str = "", found=None, **extra):
-    """The Verdict of ``item`` (a plan.Item) from an observation or a fixed status."""
+def verdict(
+    item, workload: str, mode: str, status, detail: str = "", found=None, diagnostics=None, **extra
+):
+    """The Verdict of ``item`` (a plan.Item) from an observation or a fixed status
+    (``diagnostics``: what the gate recorded beside it, e.g. the stack of a crash)."""
     if found is not None:
         status, detail = found.status, found.detail
     return Verdict(
@@ -157,6 +160,6 @@ def verdict(item, workload: str, mode: str, status, detail: str = "", found=None
         meaning=item.meaning,
         intended=item.intended,
         steps=list(found.steps) if found else [],
-        diagnostics=dict(found.diagnostics) if found else {},
+        diagnostics=dict(found.diagnostics) if found else dict(diagnostics or {}),
         **extra,
     )

@@ -131,7 +131,7 @@ def run_gate(job: Job) -> None:
     context = Context(job)  # the mode is active (main): each forked child inherits it
     lines = Checkpoint(Path(job.out))
 
-    def record(item, status, detail="", found=None, seconds=0.0) -> None:
+    def record(item, status, detail="", found=None, seconds=0.0, diagnostics=None) -> None:
         v = gate.verdict(
             item,
             job.workload,
@@ -139,6 +139,7 @@ def run_gate(job: Job) -> None:
             status,
             detail,
             found,
+            diagnostics=diagnostics,
             replica=job.process,
             seconds=round(seconds, 3),
             cache_key=item.key_hash,
@@ -158,10 +159,11 @@ def run_gate(job: Job) -> None:
         found = gate.check(cls, context.workload, context.mode, item, job.seed, job.process)
         record(item, found.status, found=found, seconds=time.monotonic() - start)
 
-    def failed(item, status, detail, where="") -> None:
+    def failed(item, status, detail, where="", stack="") -> None:
         died = f"the gate's process {detail}"
         # a later instance or the network crashed it: the first instance had worked
-        record(item, status, f"{where} (the first works): {died}" if where else died)
+        record(item, status, f"{where} (the first works): {died}" if where else died,
+               diagnostics={"traceback": stack} if stack else None)  # fmt: skip
 
     alone = context.mode.capture_mode == "bytecode"  # where process history changes verdicts
     forked.run_isolated(job.items, work, job.timeout * 0.8, failed, alone=alone)

@@ -73,7 +73,7 @@ def test_forked_children_isolate_crashes_exits_and_hangs():
         ["a", "segv", "b", "exit", "hang", "c"],
         _work,
         2.0,
-        lambda item, status, detail, where: failed.append((item, status, detail)),
+        lambda item, status, detail, where, stack: failed.append((item, status, detail)),
     )
     assert [(i, s) for i, s, _ in failed] == [
         ("segv", "crashed"),
@@ -120,7 +120,7 @@ def test_items_that_need_not_run_alone_share_a_child_and_a_crash_costs_only_its_
         ["a", "b", "segv", "c"],
         work,
         5.0,
-        lambda item, status, detail, where: failed.append((item, status)),
+        lambda item, status, detail, where, stack: failed.append((item, status)),
         alone=False,
     )
     rows = [line.split() for line in log.read_text().splitlines()]
@@ -145,8 +145,10 @@ def test_a_crash_names_the_last_part_of_its_item_that_it_entered(alone):
         ["a", "segv", "b"],
         _parts,
         5.0,
-        lambda item, status, detail, where: failed.append((item, status, where)),
+        lambda item, status, detail, where, stack: failed.append((item, status, where, stack)),
         alone=alone,
     )
-    assert failed == [("segv", "crashed", "in a network of two layers only")]
+    assert [f[:3] for f in failed] == [("segv", "crashed", "in a network of two layers only")]
+    stack = failed[0][3]  # faulthandler's: the fatal signal and where it struck
+    assert "Segmentation fault" in stack and "_parts" in stack
     forked.mark("outside a child: nothing happens")
