@@ -22,6 +22,7 @@ API before a deprecated one.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 from bench.core.cellstats import EQUIVALENT, FASTER, SLOWER, UNDETERMINED, across, as_fast
@@ -55,8 +56,14 @@ def kind_of(work) -> str:
 
 
 def deprecated(facts: dict) -> bool:
-    """Whether the documentation of the release measured marks the strategy's API deprecated."""
-    return bool(facts.get("deprecated")) or "deprecated" in facts.get("doc_note", "")
+    """Whether the documentation of the release measured marks the strategy's API deprecated:
+    the manifest's ``deprecated`` flag (``bench.measured.apis.ApiDoc.deprecated``). A manifest
+    written before the flag existed: its note says so, in a clause without "not" ("the r2.9 pages
+    mark it deprecated" is; "not marked deprecated" is not)."""
+    if "deprecated" in facts:
+        return bool(facts["deprecated"])
+    clauses = re.split(r"[;.]", facts.get("doc_note", "").lower())
+    return any(re.search(r"\bdeprecated\b", c) and not re.search(r"\bnot\b", c) for c in clauses)
 
 
 def simplicity(facts: dict, name: str) -> tuple:
