@@ -221,3 +221,30 @@ def test_a_current_api_whose_note_says_not_deprecated_is_chosen_before_a_depreca
     }
     c = decide(table, facts, W, "graph")
     assert (c.strategy, c.decided, c.rejected) == ("scatter_update", True, {"assign": "deprecated"})
+
+
+def test_not_decided_names_the_fastest_it_is_not_told_apart_from():
+    table = {
+        "assign_primitive": {"clip": "fastest", "brn": "undetermined"},
+        "scatter_nd_update": {"clip": "slower", "brn": "fastest"},
+    }
+    c = decide(table, FACTS, W, "graph")
+    assert (c.strategy, c.decided) == ("assign_primitive", False)
+    assert c.short == (
+        "whether it costs the same as the fastest candidate (`scatter_nd_update` in brn) is not "
+        "known yet"
+    )
+    assert c.fastest_by == {"clip": "assign_primitive", "brn": "scatter_nd_update"}
+    slower = decide(
+        {
+            "assign_primitive": {"clip": "fastest", "brn": "slower"},
+            "index_add": {"clip": "slower", "brn": "slower"},
+            "set_data": {"clip": "raises x in `y`", "brn": "fastest"},
+        },
+        FACTS,
+        W,
+        "graph",
+    )
+    # set_data is the fastest in brn only as a table entry; it is wrong in clip (no candidate)
+    assert slower.strategy == "assign_primitive"
+    assert slower.short == "slower than the fastest candidate (`set_data` in brn)"

@@ -43,7 +43,7 @@ def test_every_number_block_is_what_the_committed_reports_render_to():
 
     runs = overview.reference_runs(RESULTS_DIR)
     blocks = readme.blocks(runs, readme.kind_answers(runs))
-    assert set(blocks) == {"answers", "findings", "runs", "contract"}
+    assert set(blocks) == {"answers", "findings", "runs", "contract", "glossary"}
     for name, lines in blocks.items():
         begin, end = readme.markers(name)
         assert README.count(begin) == 1 and README.count(end) == 1, name

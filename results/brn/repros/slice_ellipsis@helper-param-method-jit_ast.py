@@ -56,7 +56,7 @@ class Variant(BatchRenorm, Cell):
         self.write(self.d_max, new_d_max)
 
 
-MODE = 'graph'
+MODE = 'jit_ast'
 MEANING = 'before'
 RECORDED = {'status': 'incorrect', 'kind': 'write dropped', 'detail': 'write dropped at step 1 (N=16): moving_mean = mean 0 over 3, the code writes mean 0.0468952 over 3 (unchanged); moving_var = mean 1 over 3, the code writes mean 1.07999 over 3 (unchanged); r_max = 1, the code writes 1.5 (unchanged); d_max = 0, the code writes 1.25 (unchanged); step = 0, the code wri'}
 from brn_suite import reproduce

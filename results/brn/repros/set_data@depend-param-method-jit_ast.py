@@ -55,7 +55,7 @@ class Variant(BatchRenorm, Cell):
         return done
 
 
-MODE = 'graph'
+MODE = 'jit_ast'
 MEANING = 'before'
 RECORDED = {'status': 'raises', 'kind': '', 'detail': "step 1 (N=16): RuntimeError: Failed to compile in GRAPH_MODE because the 'Parameter' object's method 'set_data' is not supported in 'construct' or function with @jit decorator. Try to use the 'Parameter.set_data' externally such as initialized in the method '__init__' before assigning."}
 from brn_suite import reproduce
