@@ -84,14 +84,14 @@ def code_for(run: RunData, strategy: str, shape: str = "") -> str:
 # test's templates provide exactly these and nothing else).
 GIVEN = {
     "small": "once the new value `{value}` is computed",
-    "rows": "with the new row `row` (shape (B, H, 1, D)) and its position `t` (int32, shape (1,))",
+    "rows": "given the new row `row` (B, H, 1, D) and its position `t` (int32, shape (1,))",
     "elementwise": "for each EMA Parameter `{param}` and its new value `{value}`",
 }
 # A full rewrite of the cache (a strategy without ``write_row``) first computes the new cache from
 # the row, as the kvcache workload's ``full`` shape does (its ``full_row_mask`` inlined).
 NEW_CACHE = (
-    "new = ops.where(ops.equal(ops.arange(self.cache.shape[2]).astype(t.dtype), t)"
-    ".reshape((1, 1, -1, 1)), row, self.cache)"
+    "at_t = ops.equal(ops.arange(self.cache.shape[2]).astype(t.dtype), t).reshape((1, 1, -1, 1))",
+    "new = ops.where(at_t, row, self.cache)",
 )
 HOST = "net"  # how a host-side snippet names the Cell
 
@@ -253,7 +253,7 @@ def snippet(run: RunData, strategy: str, shape: str = "", root: Path = STRATEGIE
     kind = getattr(run.work, "state_kind", "")
     lines = code.splitlines()
     if kind == "rows" and "write_row" not in facts.get("code", {}):
-        lines = [NEW_CACHE, *lines]  # a full rewrite: the new cache from the row first
+        lines = [*NEW_CACHE, *lines]  # a full rewrite: the new cache from the row first
         plain = [*plain, "from mindspore import ops"]
     used = _names("\n".join(lines), init)
     imports = tuple(dict.fromkeys(i for i in plain if any(_bound(i, n) for n in used)))
