@@ -20,7 +20,7 @@ from bench.core.args import (
     positive_float,
     positive_int,
 )
-from bench.core.exits import Exit, Outcome, combine, exit_code
+from bench.core.exits import Exit, Outcome, combine, exit_code, message, total
 from bench.core.io import read_json
 from bench.core.portable import portable_path
 from bench.core.rundir import new_run_id
@@ -49,28 +49,36 @@ def parser() -> OneLineParser:
     p.add_argument(
         "--batch-sizes",
         type=comma_list("batch sizes", positive_int),
-        help="comma list of positive integers (default: the workload's, 1,8,64,256,1024)",
+        help="comma list of positive integers (default: the workload's sizes, e.g. the clip's "
+        + ",".join(map(str, workloads.get(paths.DEFAULT_WORKLOAD).batch_sizes))
+        + ")",
     )
     tier = p.add_mutually_exclusive_group()
     tier.add_argument(
         "--quick",
         action="store_true",
-        help="one gate process, one timing process per cell, a few rounds: a fast rough pass",
+        help=f"{TIERS['quick'].gate_replicas} gate process, {TIERS['quick'].processes} timing "
+        f"process per race, {TIERS['quick'].rounds} rounds, no later stage: a fast rough pass",
     )
     tier.add_argument(
         "--rigorous",
         action="store_true",
-        help="three processes per cell and more stages, until every interval is within ±2 %%",
+        help=f"{TIERS['rigorous'].processes} processes per race and up to "
+        f"{TIERS['rigorous'].stages} later stages, until every interval is within "
+        f"±{TIERS['rigorous'].target * 100:g} %%",
     )
     p.add_argument(
         "--processes",
         type=positive_int,
-        help="timing processes per cell in the first stage (default 1; quick 1, rigorous 2)",
+        help="timing processes per race in the first stage (default "
+        + "; ".join(f"{name} {t.processes}" for name, t in TIERS.items())
+        + ")",
     )
     p.add_argument(
         "--cell-seconds",
         type=positive_float,
-        help="at most this much measurement per cell and process (default 1.0)",
+        help="seconds of blocks per pair of blocks of a race, per process (default "
+        f"{TIERS['default'].cell_seconds:g})",
     )
     p.add_argument(
         "--screen-all",
@@ -122,7 +130,8 @@ def parser() -> OneLineParser:
         "--fresh-gate",
         action="store_true",
         help="gate every variant again (default: reuse the verdicts of identical code on the "
-        "same MindSpore from earlier runs; a reference run always gates afresh)",
+        "same MindSpore from earlier runs and the committed reference, which was made with "
+        "--fresh-gate)",
     )
     p.add_argument(
         "--expected-dir",
@@ -222,12 +231,12 @@ def _prepare(args, work) -> tuple[Plan, Path, Path, bool]:
         plan = make_plan(args, work)
         run_dir = raw / new_run_id()
         publish = args.publish or (is_reference(plan, work) and args.results_dir is None)
-        plan = replace(plan, reuse_gate=not (publish or args.fresh_gate))
+        plan = replace(plan, reuse_gate=not args.fresh_gate)
     _check_writable(run_dir)
     return plan, run_dir, results, publish
 
 
-def _run(args, argv, plan: Plan, run_dir: Path, results: Path, publish: bool) -> int:
+def _run(args, argv, plan: Plan, run_dir: Path, results: Path, publish: bool, outcomes) -> int:
     where = "the reference report" if publish else f"{run_dir / 'report'}"
     print(
         f"run {run_dir.name}: workload {plan.workload}, {len(plan.strategies)} strategies × "
@@ -241,7 +250,11 @@ def _run(args, argv, plan: Plan, run_dir: Path, results: Path, publish: bool) ->
     from bench.report import terminal
 
     code = terminal.print_summary(
-        run_dir, record=args.record, folder=args.expected_dir, varying=args.record_varying
+        run_dir,
+        record=args.record,
+        folder=args.expected_dir,
+        varying=args.record_varying,
+        outcomes=outcomes,
     )
     if status == RunStatus.INTERRUPTED:
         hint = [] if plan.workload == paths.DEFAULT_WORKLOAD else ["--workload", plan.workload]
@@ -287,10 +300,10 @@ def main(argv=None) -> int:
         return int(exit_code(Outcome(usage_error=True)))
     from bench.run.forked import HarnessError
 
-    codes = []
+    codes, outcomes = [], []
     for plan, run_dir, results, publish in runs:
         try:
-            codes.append(_run(args, argv, plan, run_dir, results, publish))
+            codes.append(_run(args, argv, plan, run_dir, results, publish, outcomes))
         except HarnessError as err:
             print(f"bench: internal error: {err}", file=sys.stderr)
             return int(exit_code(Outcome(harness_error=True)))
@@ -302,4 +315,6 @@ def main(argv=None) -> int:
             return int(exit_code(Outcome(harness_error=True)))
         if codes[-1] == Exit.INTERRUPTED:
             break
+    if len(outcomes) > 1 and message(total(outcomes)):  # each workload printed its own line
+        print(f"all {len(outcomes)} workloads: {message(total(outcomes))}")
     return int(combine(codes))

@@ -42,6 +42,9 @@ DECISION_TESTS = [
     "tests/unit/test_races.py",
     "tests/unit/test_coverage_sim.py",
     "tests/unit/test_phrasing.py",
+    "tests/unit/test_coverage_sim_races.py",
+    "tests/unit/test_time_jobs.py",
+    "tests/unit/test_alone.py",
 ]
 
 # (file, text, replacement, what it breaks)
@@ -260,6 +263,60 @@ DECISION_MUTATIONS = [
         "    best = (eq or und)[0]",
         "    best = (und or eq)[0]",
         "answer: an undetermined candidate before an equivalent one",
+    ),
+    (
+        C,
+        "        margin.at(paired.step_s),",
+        "        margin.at(paired.control_step_s),",
+        "head to head: the margin at the fastest's step, not the candidate's",
+    ),
+    (
+        C,
+        "    low, high = paired.log_interval(alpha_per_look(looks))",
+        "    low, high = paired.log_interval()",
+        "head to head: no error spending over looks",
+    ),
+    (
+        A,
+        "        return cellstats.heterogeneity(groups)",
+        "        return cellstats.Heterogeneity(0.0, 0.0, 0, 0)",
+        "head to head: no between-process variance",
+    ),
+    (
+        A,
+        "        names = set(self.candidates) if names is None else set(names) & set(self.candidates)",  # noqa: E501
+        "        names = set(self.candidates)",
+        "later stages: open decisions against a fastest that is no candidate",
+    ),
+    (
+        "bench/run/prepare_phase.py",
+        "        if ok and all(ok) and PLATFORM in",
+        "        if ok and any(ok) and PLATFORM in",
+        "later stages: a candidate wrong in one in-scope shape",
+    ),
+    (
+        "bench/run/race.py",
+        "    return rounds + rounds % 2",
+        "    return rounds",
+        "races: an odd number of rounds (ABBA unbalanced)",
+    ),
+    (
+        "bench/measured/modes.py",
+        "        race_per_process=True,",
+        "        race_per_process=False,",
+        "bytecode timing: races of other sizes after the first in one process",
+    ),
+    (
+        "bench/run/alone.py",
+        "    return recorded == alone",
+        "    return recorded.split(':')[0] == alone.split(':')[0]",
+        "alone check: a different kind taken as agreeing",
+    ),
+    (
+        E,
+        "        differences=sum(o.differences for o in outcomes),",
+        "        differences=max((o.differences for o in outcomes), default=0),",
+        "exit line: one workload's differences for all",
     ),
     (
         E,

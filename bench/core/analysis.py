@@ -16,6 +16,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import combinations
 
 import numpy as np
 
@@ -75,11 +76,17 @@ class Cell:
         groups = [[s / b for s, b in zip(t.step_s, t.race_base_s)] for t in self.timings]
         return cellstats.estimate(groups, self.step_s, self.tau2, self.tau2_df)
 
-    def versus(self, other: Cell) -> cellstats.Estimate:
-        """Its whole step over ``other``'s, paired round by round in the races both ran in."""
+    def versus_groups(self, other: Cell) -> list[list[float]]:
+        """Per process, its whole step over ``other``'s round by round, in the races both ran."""
         theirs = {t.race: t for t in other.timings if t.race}
-        groups = [t.versus(theirs[t.race]) for t in self.timings if t.race in theirs]
-        return cellstats.estimate(groups, other.step_s, self.tau2, self.tau2_df)
+        return [t.versus(theirs[t.race]) for t in self.timings if t.race in theirs]
+
+    def versus(self, other: Cell, het: cellstats.Heterogeneity | None = None) -> cellstats.Estimate:
+        """Its whole step over ``other``'s, paired round by round in the races both ran in;
+        ``het``: the between-process variance of such head-to-head ratios (default: the
+        cell's own, of subject over twin)."""
+        tau2, df = (het.tau2, het.tau2_df) if het else (self.tau2, self.tau2_df)
+        return cellstats.estimate(self.versus_groups(other), other.step_s, tau2, df)
 
     @property
     def rounds(self) -> int:
@@ -181,6 +188,24 @@ class ModeAnalysis:
         head to head on the whole step; older runs compare added times over separate twins)."""
         return all(cells[n].raced for cells in candidates.values() for n in self.sizes)
 
+    @cached_property
+    def paired_heterogeneity(self) -> cellstats.Heterogeneity:
+        """The between-process variance of head-to-head ratios (one member's whole step over
+        another's in the same rounds), estimated as the mode's τ² is (Paule–Mandel) from every
+        pair of working update members raced together at each size. It is not the subject /
+        twin τ²: each member of a pair keeps its own speed for a process's life, so a ratio of
+        two members moves by both shifts."""
+        by_size: dict[int, list[Cell]] = defaultdict(list)
+        for c in self.of_role("update"):
+            if c.raced and c.status == Status.WORKS.value:
+                by_size[c.id.size].append(c)
+        groups = [
+            cellstats.processes(a.versus_groups(b))
+            for cells in by_size.values()
+            for a, b in combinations(sorted(cells, key=lambda c: c.id.strategy), 2)
+        ]
+        return cellstats.heterogeneity(groups)
+
     def _compare(self, cell: Cell, best: Cell, head_to_head: bool) -> cellstats.Comparison:
         n = cell.id.size
         if not head_to_head:
@@ -188,7 +213,8 @@ class ModeAnalysis:
                 cell.estimate, best.estimate, self.margin, self.looks, self.biased(n)
             )
         # the whole step over the fastest's whole step, paired on the rounds both ran in
-        return cellstats.compare_paired(cell.versus(best), self.margin, self.looks, self.biased(n))
+        paired = cell.versus(best, self.paired_heterogeneity)
+        return cellstats.compare_paired(paired, self.margin, self.looks, self.biased(n))
 
     def rank(self, names, others=()) -> dict[str, Standing]:
         """Each of ``names`` (timed candidates) against the fastest of them, per size; ``others``
@@ -252,15 +278,20 @@ class ModeAnalysis:
         comparison at them is undetermined."""
         return sorted(n for n in self.aa if self.biased(n))
 
-    def open_cells(self, target: float = 0.0) -> list[Cell]:
+    def open_cells(self, target: float = 0.0, names=None) -> list[Cell]:
         """Cells another stage should measure: those of an undetermined comparison (and the
-        fastest's at that size), and with ``target`` any update cell wider than ±target."""
+        fastest's at that size), and with ``target`` any update cell wider than ±target.
+        ``names``: the candidates the answer is chosen from (documented for the platform, correct
+        in every shape it must hold in); their decisions are the ones against the fastest *of
+        them*, as the report takes them (default: every working strategy)."""
+        names = set(self.candidates) if names is None else set(names) & set(self.candidates)
+        fastest = self.fastest_of(names)
         out: dict[CellId, Cell] = {}
-        for s, st in self.standings.items():
+        for s, st in (self.rank(names) if fastest else {}).items():
             for n, comp in st.comparisons.items():
-                if comp.outcome == UNDETERMINED and s != self.fastest:
+                if comp.outcome == UNDETERMINED and s != fastest:
                     out[self.candidates[s][n].id] = self.candidates[s][n]
-                    out[self.candidates[self.fastest][n].id] = self.candidates[self.fastest][n]
+                    out[self.candidates[fastest][n].id] = self.candidates[fastest][n]
         if target:
             for c in self.of_role("update"):
                 if c.status == Status.WORKS.value and c.estimate.halfwidth > target:
@@ -275,9 +306,13 @@ def analyse(
     sizes,
     margin: Margin,
     looks: int = 1,
+    wrong_shapes=frozenset(),
 ) -> dict[str, ModeAnalysis]:
     """{mode: ModeAnalysis} of every cell timed (``statuses``: the cells' final-state checks;
-    ``looks``: how many times the run may look at a decision, the tier's stages + 1)."""
+    ``looks``: how many times the run may look at a decision, the tier's stages + 1;
+    ``wrong_shapes``: {(strategy, shape, mode)} whose final verdict is not "works" (a timing
+    process saw it wrong at one size): its update cells are incorrect at every size, before the
+    twins are checked, so a wrong cell never judges a twin)."""
     wrong = {c["test"] for c in statuses if c.get("status") != Status.WORKS.value}
     grouped: dict[CellId, list[Timing]] = defaultdict(list)
     for t in timings:
@@ -296,7 +331,9 @@ def analyse(
                 ts,
                 het.tau2,
                 Status.INCORRECT.value
-                if cid.test_id in wrong or not all(t.final_state_ok for t in ts)
+                if cid.test_id in wrong
+                or not all(t.final_state_ok for t in ts)
+                or (ts[0].role == "update" and (cid.strategy, cid.shape, cid.mode) in wrong_shapes)
                 else Status.WORKS.value,
                 tau2_df=het.tau2_df,
             )

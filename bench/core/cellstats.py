@@ -343,6 +343,9 @@ def estimate(
     return Estimate(processes(groups), control_step_s, tau2, tau2_df)
 
 
+OLD_REL = 0.05  # the relative margin of runs whose plan does not record one
+
+
 @dataclass(frozen=True)
 class Margin:
     """Two steps are practically equivalent when they differ by less than the larger of ``rel``
@@ -352,6 +355,12 @@ class Margin:
 
     rel: float = 0.02
     abs_s: float = 5e-6
+
+    @classmethod
+    def of_plan(cls, precision: dict) -> Margin:
+        """The margin a run's plan recorded (``precision``, as in its manifest); a plan older
+        than the margin's fields was decided with 5 % of the step and 5 µs."""
+        return cls(precision.get("margin_rel", OLD_REL), precision.get("margin_abs_s", cls.abs_s))
 
     def at(self, step_s: float) -> float:
         """The margin in seconds for a candidate whose whole step is ``step_s``."""

@@ -60,6 +60,20 @@ def message(outcome: Outcome) -> str:
     return "exit 1: " + ", ".join(f"{n} {what}" for n, what in causes if n)
 
 
+def total(outcomes: Iterable[Outcome]) -> Outcome:
+    """The outcome of several workloads run in turn: every cause counted over all of them (the
+    line printed after the last workload, so the first workloads' counts are not lost)."""
+    outcomes = list(outcomes)
+    return Outcome(
+        usage_error=any(o.usage_error for o in outcomes),
+        harness_error=any(o.harness_error for o in outcomes),
+        interrupted=any(o.interrupted for o in outcomes),
+        refused=sum(o.refused for o in outcomes),
+        differences=sum(o.differences for o in outcomes),
+        crashes=sum(o.crashes for o in outcomes),
+    )
+
+
 def combine(codes: Iterable[int]) -> Exit:
     """The exit code of several workloads run in turn: an interrupt stops the rest and wins;
     otherwise the worst of them. No workload ran: 0."""

@@ -12,7 +12,8 @@ checkpoint that keeps a dying timing process's finished cells.
     prepare/<mode>.json               steps per block (k) and the shape screen, per mode
     prepare/selection.json            which shape of each strategy is timed, and why
     prepare/bandwidth.json            the memory bandwidth (workloads with a floor)
-    timing/<mode>-p<process>[.aN].json  pytest-benchmark JSON of one timing process (attempt N)
+    timing/<mode>-p<process>[-<part>][.aN].json  pytest-benchmark JSON of one timing process
+                                      (attempt N; part: its race, where each has its own)
     timing/*.partial.jsonl            the checkpoint of a process still running (or that died)
     timing/*.failed.json              cells a process could not finish (crash, hang)
     logs/                             worker logs and job files
@@ -160,15 +161,18 @@ class RunDir:
     def bandwidth(self) -> Path:
         return self.prepare / "bandwidth.json"
 
-    def timing_file(self, mode: str, process: int) -> Path:
-        """A fresh file for a timing process: a resumed or retried one never overwrites."""
-        out = self.timing / f"{mode}-p{process}.json"
+    def timing_file(self, mode: str, process: int, part: str = "") -> Path:
+        """A fresh file for a timing process: a resumed or retried one never overwrites.
+        ``part``: which of the process's parts it is, where a mode runs each race in a process
+        of its own (``-N1024``)."""
+        stem = f"{mode}-p{process}" + (f"-{part}" if part else "")
+        out = self.timing / f"{stem}.json"
         n = 0
         while (
             out.exists() or partial_path(out).exists() or out.with_suffix(".failed.json").exists()
         ):
             n += 1
-            out = self.timing / f"{mode}-p{process}.a{n}.json"
+            out = self.timing / f"{stem}.a{n}.json"
         return out
 
     def timing_files(self) -> list[Path]:
@@ -185,7 +189,9 @@ class RunDir:
         return [
             p
             for p in self.timing_files()
-            if re.fullmatch(rf"{re.escape(mode)}-p{process}(\.a\d+)*(\.failed)?\.json", p.name)
+            if re.fullmatch(
+                rf"{re.escape(mode)}-p{process}(-\w+)?(\.a\d+)*(\.failed)?\.json", p.name
+            )
         ]
 
 

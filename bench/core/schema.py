@@ -125,6 +125,19 @@ KIND_MEANINGS = {
 }
 KINDS = tuple(Kind)  # in this order: the first kind a cell shows is its kind
 
+# Where a failure shows when the first instance of the class is right (the gate's qualifiers,
+# the start of such a verdict's detail): a later instance of the same class in the same process,
+# or the class's layers inside one network (issue 29: users build many layers of one class).
+SECOND_ONLY = "in a second instance only"
+THIRD_ONLY = "in a third instance only"
+NETWORK_ONLY = "in a network of two layers only"
+INSTANCE_QUALIFIERS = (SECOND_ONLY, THIRD_ONLY, NETWORK_ONLY)
+
+
+def instance_qualifier(detail: str) -> str:
+    """The instance qualifier a verdict's detail starts with ("" when none)."""
+    return next((q for q in INSTANCE_QUALIFIERS if str(detail).startswith(q)), "")
+
 
 _VOLATILE = (  # what differs between two processes raising the same error (issue 29)
     (re.compile(r"<([\w.]+(?: [\w.]+)*) object at 0x[0-9a-fA-F]+>"), r"<\1 object>"),

@@ -138,6 +138,21 @@ APIS = {
         writes=IN_PLACE,
         says="Fills self tensor with the specified value",
     ),
+    "mindspore.Tensor.mul_": ApiDoc(
+        ("Ascend",),
+        f"{DOCS}/mindspore/Tensor/mindspore.Tensor.mul_.html",
+        "documented for Ascend only; experimental; not marked deprecated",
+        writes=IN_PLACE,
+        says="Multiplies two tensors element-wise (the in-place version: self is updated)",
+    ),
+    "mindspore.Tensor.masked_fill_": ApiDoc(
+        (),
+        f"{DOCS}/mindspore/Tensor/mindspore.Tensor.masked_fill_.html",
+        "its page lists no platforms (only 'In-place version of mindspore.Tensor.masked_fill'); "
+        "not marked deprecated; its return type changes after 2.9.0",
+        writes=IN_PLACE,
+        says="In-place version of mindspore.Tensor.masked_fill",
+    ),
     "mindspore.ops.InplaceUpdateV2": ApiDoc(
         ("GPU", "CPU"),
         f"{DOCS}/ops/mindspore.ops.InplaceUpdateV2.html",

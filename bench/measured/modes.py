@@ -19,6 +19,10 @@ class Mode:
     diagnostic: bool = False  # a controlled configuration, not a mode users run
     concurrent: bool = False  # two timing processes at once measured harmless (findings/)
     distribution: bool = False  # timed at a fixed budget and reported as quartiles
+    # every race in a timing process of its own: under bytecode capture a later instance of a
+    # class can run the first instance's graph (findings/bytecode_parameter_tuple.py), so the
+    # races of the other sizes in the same process would time the first size's state
+    race_per_process: bool = False
 
     @property
     def eager(self) -> bool:
@@ -85,6 +89,7 @@ MODES = {
         'PYNATIVE + cell.construct = jit(construct, capture_mode="bytecode")',
         capture_mode="bytecode",
         compiled=True,
+        race_per_process=True,
     ),
     # The controlled configuration: launch_blocking() runs every op synchronously, no queue
     # threads. Its numbers are stable on 2 cores; they are not what a default user sees.

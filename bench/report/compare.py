@@ -4,11 +4,12 @@
 differs in how the runs were made (versions, machine, threads, tier, commit): a change in numbers
 means little across different setups. Then, per cell timed in both runs, B/A of the overhead
 (the ratio to the twin) with a 95 % interval and a p-value from each run's own estimate
-(``bench.core.cellstats``: the same random-effects model, normal on the log scale, so a p-value
-can be as small as the data say, not floored by a resample count), Benjamini–Hochberg over all
-the cells compared (``scipy.stats.false_discovery_control``), and whether the two runs' outcomes
-against their fastest agree. ``--fail-above X``: exit 1 when a cell's overhead is significantly
-(after correction) higher in B by more than the fraction X.
+(``bench.core.cellstats``: the same random-effects model on the log scale, t on Welch–Satterthwaite
+degrees of freedom over the two runs' own), Benjamini–Hochberg over all the cells compared
+(``scipy.stats.false_discovery_control``), whether the two runs give each comparison (a
+candidate against the fastest candidate at one size) the same outcome, and each run's answer per
+mode. ``--fail-above X``: exit 1 when a cell's overhead is significantly (after correction)
+higher in B by more than the fraction X.
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy.stats import false_discovery_control, norm
+from scipy import stats
+from scipy.stats import false_discovery_control
 
-from bench.core import paths
+from bench.core import cellstats, paths
 from bench.core.args import OneLineParser, UsageError
 from bench.core.schema import Status
 from bench.measured.modes import label
@@ -51,13 +53,33 @@ def provenance_diff(a: load.RunData, b: load.RunData) -> list[list[str]]:
     return [[k, str(fa[k]), str(fb[k])] for k in fa if fa[k] != fb[k]]
 
 
+def size_outcomes(run: load.RunData, mode: str) -> dict[tuple[str, int], str]:
+    """{(strategy, size): its outcome against the fastest candidate at that size} as the run's
+    pages take it: the answer's candidates (``answer.outcomes``) ranked head to head."""
+    from bench.report import answer
+
+    m = run.analysis.get(mode)
+    if m is None:
+        return {}
+    said = answer.outcomes(run, mode)
+    timed = [s for s, o in said.items() if o in answer.TIMED]
+    names = [s for s in timed if answer.PLATFORM in run.manifest.strategies[s].get("platforms", [])]
+    out = {}
+    for s, standing in m.rank(names, others=timed).items():
+        for n, comp in standing.comparisons.items():
+            out[(s, n)] = answer.FASTEST if standing.reference else comp.outcome
+    return out
+
+
 def compare(a: load.RunData, b: load.RunData) -> pd.DataFrame:
-    """One row per cell timed and working in both runs: B/A of the overhead, its interval, p, q."""
+    """One row per cell timed and working in both runs: B/A of the overhead, its interval, p, q,
+    and each run's outcome for it at its size (update cells; "" for twins, A/A, layout)."""
     rows = []
     for mode, ma in a.analysis.items():
         mb = b.analysis.get(mode)
         if mb is None:
             continue
+        oa, ob = size_outcomes(a, mode), size_outcomes(b, mode)
         for cid, ca in ma.cells.items():
             cb = mb.cells.get(cid)
             if cb is None or ca.status != Status.WORKS.value or cb.status != Status.WORKS.value:
@@ -65,9 +87,11 @@ def compare(a: load.RunData, b: load.RunData) -> pd.DataFrame:
             ea, eb = ca.estimate, cb.estimate
             diff = eb.log_ratio - ea.log_ratio
             se = math.hypot(ea.log_se, eb.log_se)
-            p = float(2 * norm.sf(abs(diff) / se)) if se > 0 and math.isfinite(se) else 1.0
-            sa = ma.standings.get(cid.strategy)
-            sb = mb.standings.get(cid.strategy)
+            df = cellstats.welch_df([(ea.log_se**2, ea.df), (eb.log_se**2, eb.df)])
+            ok = se > 0 and math.isfinite(se) and df > 0
+            p = float(2 * stats.t.sf(abs(diff) / se, df)) if ok else 1.0
+            half = cellstats.t_quantile(df) * se if ok else math.inf
+            key = (cid.strategy, cid.size)
             rows.append(
                 {
                     "strategy": cid.strategy,
@@ -78,11 +102,11 @@ def compare(a: load.RunData, b: load.RunData) -> pd.DataFrame:
                     "overhead_a": ea.ratio,
                     "overhead_b": eb.ratio,
                     "ratio": math.exp(diff),
-                    "low": math.exp(diff - 1.959964 * se),
-                    "high": math.exp(diff + 1.959964 * se),
+                    "low": math.exp(diff - half) if ok else math.nan,
+                    "high": math.exp(diff + half) if ok else math.nan,
                     "p": p,
-                    "outcome_a": sa.outcome if sa else "",
-                    "outcome_b": sb.outcome if sb else "",
+                    "outcome_a": oa.get(key, "") if ca.role == "update" else "",
+                    "outcome_b": ob.get(key, "") if cb.role == "update" else "",
                     "margin": ma.margin.rel,
                 }
             )
@@ -106,7 +130,8 @@ def _verdict(ratio: float, q: float) -> str:
 
 
 def agreement(table: pd.DataFrame) -> list[str]:
-    """Per mode, how closely B's overheads repeat A's: within the margin, and the same answer."""
+    """Per mode, how closely B's overheads repeat A's (within the margin) and how often the two
+    runs give a comparison (a candidate against the fastest at one size) the same outcome."""
     rows = []
     for mode, g in [*table.groupby("mode"), ("all", table)]:
         for name, part in (("all", g), ("≥ 64", g[g["size"] >= 64])):
@@ -114,11 +139,36 @@ def agreement(table: pd.DataFrame) -> list[str]:
                 continue
             err = np.abs(part.ratio - 1)
             within = (err <= part.margin).mean()
-            same = (part.outcome_a == part.outcome_b).mean()
+            decided = part[(part.outcome_a != "") & (part.outcome_b != "")]
+            same = (
+                f"{(decided.outcome_a == decided.outcome_b).mean():.0%} of {len(decided)}"
+                if len(decided)
+                else "none compared"
+            )
             rows.append([label(mode) if mode != "all" else "all modes", name, len(part),
-                         f"{err.median():.1%}", f"{within:.0%}", f"{same:.0%}"])  # fmt: skip
+                         f"{err.median():.1%}", f"{within:.0%}", same])  # fmt: skip
     head = ["mode", "sizes", "cells", "median |B/A − 1|", "within the margin", "same outcome"]
     return fmt.table(head, rows)
+
+
+def answers(a: load.RunData, b: load.RunData) -> list[list[str]]:
+    """[mode, A's answer, B's answer, same?] per mode timed in both: each run's own answer in
+    its workload (``answer.workload_choice``), decided or not."""
+    from bench.report import answer
+
+    out = []
+    for mode in a.analysis:
+        if mode not in b.analysis:
+            continue
+        ca, cb = answer.workload_choice(a, mode), answer.workload_choice(b, mode)
+
+        def said(c) -> str:
+            if c.strategy is None:
+                return "none"
+            return f"`{c.strategy}`" + ("" if c.decided else " (undetermined)")
+
+        out.append([label(mode), said(ca), said(cb), "yes" if said(ca) == said(cb) else "**no**"])
+    return out
 
 
 def render(a, b, table, changes, only_changed: bool) -> str:
@@ -145,6 +195,10 @@ def render(a, b, table, changes, only_changed: bool) -> str:
     out += fmt.table(head, rows) if rows else ["No cell to show.", ""]
     if len(table):
         out += ["## Agreement", "", *agreement(table)]
+    same = answers(a, b)
+    if same:
+        out += ["## The answer in each run", "",
+                *fmt.table(["mode", "A", "B", "same"], same)]  # fmt: skip
     if len(changes):
         body = [[f"`{r.strategy}`", f"`{r.shape}`", label(r.mode), r.outcome_a, r.outcome_b]
                 for r in changes.itertuples()]  # fmt: skip

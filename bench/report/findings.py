@@ -21,7 +21,7 @@ from itertools import combinations
 
 import pandas as pd
 
-from bench.core.schema import Kind, Status
+from bench.core.schema import INSTANCE_QUALIFIERS, Kind, Status
 from bench.measured.modes import GRAPH, JIT_AST, JIT_BYTECODE, MODES
 from bench.report.load import RunData
 from bench.report.pairs import minimal_pairs
@@ -158,9 +158,10 @@ class Entry:
         return "; ".join(f"{m}: {text}" for m, text in said.items())
 
 
-SECOND_ONLY = "in a second instance only"  # bench.run.gate.SECOND_ONLY
 CALLS = re.compile(
-    r" (at every call|at the first .*|from call .*|at calls .*|in a second instance only)$"
+    r" (at every call|at the first .*|from call .*|at calls .*|"
+    + "|".join(re.escape(q) for q in INSTANCE_QUALIFIERS)
+    + ")$"
 )
 
 

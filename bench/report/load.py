@@ -18,16 +18,17 @@ import pandas as pd
 
 from bench.core import analysis, cellstats, verdicts
 from bench.core.records import Records
-from bench.core.schema import Manifest, Status, signature
+from bench.core.schema import Manifest, Status, instance_qualifier, signature
 from bench.measured import workloads
 from bench.measured.oracle import calls
-from bench.run.gate import SECOND_ONLY
 
 VERDICT_COLUMNS = (
     "workload strategy shape mode status label kind kinds outcome calls detail layout meaning "
     "intended "
-    "gate_processes timed_cells timed_wrong graph_breaks fullgraph dims steps"
+    "gate_processes timed_cells timed_wrong graph_breaks fullgraph second_instance third_instance "
+    "network dims steps"
 ).split()
+LATER_CHECKS = ("second_instance", "third_instance", "network")  # bench.run.gate.check records
 CELL_COLUMNS = (
     "workload strategy shape mode size role control twin_valid status processes rounds step_s "
     "control_step_s ratio ratio_low ratio_high halfwidth added_s added_low_s added_high_s "
@@ -79,7 +80,7 @@ class RunData:
     @property
     def margin(self) -> cellstats.Margin:
         p = self.plan.get("precision", {})
-        return cellstats.Margin(p.get("margin_rel", 0.05), p.get("margin_abs_s", 5e-6))
+        return cellstats.Margin.of_plan(p)
 
     @property
     def tier(self) -> str:
@@ -103,11 +104,8 @@ def _verdict_frame(final) -> pd.DataFrame:
                 "kinds": ", ".join(v.kinds),
                 "outcome": signature(v.status, v.kind, v.detail),
                 "calls": (
-                    SECOND_ONLY
-                    if v.detail.startswith(SECOND_ONLY)
-                    else calls(v.steps, v.kind, v.meaning)
-                    if v.kind
-                    else ""
+                    instance_qualifier(v.detail)
+                    or (calls(v.steps, v.kind, v.meaning) if v.kind else "")
                 ),
                 "detail": v.detail,
                 "layout": v.layout,
@@ -118,6 +116,7 @@ def _verdict_frame(final) -> pd.DataFrame:
                 "timed_wrong": timed.get("wrong", 0),
                 "graph_breaks": sum(breaks.values()) if isinstance(breaks, dict) else np.nan,
                 "fullgraph": v.diagnostics.get("fullgraph", ""),
+                **{key: v.diagnostics.get(key, "") for key in LATER_CHECKS},
                 "dims": v.dims,
                 "steps": v.steps,
             }
@@ -191,7 +190,7 @@ def load(run_dir: Path) -> RunData:
     final = verdicts.final(rec.verdicts, rec.cell_statuses)
     plan = manifest.plan
     p = plan.get("precision", {})
-    margin = cellstats.Margin(p.get("margin_rel", 0.05), p.get("margin_abs_s", 5e-6))
+    margin = cellstats.Margin.of_plan(p)
     found = analysis.analyse(
         rec.timings,
         rec.cell_statuses,
@@ -199,14 +198,10 @@ def load(run_dir: Path) -> RunData:
         plan.get("batch_sizes", []),
         margin,
         looks=p.get("stages", 0) + 1,  # the decision was looked at once per timing stage
+        # a strategy in a shape whose final verdict is not "works" (a timing process saw it
+        # wrong at one size) is incorrect at every size: none of its numbers is a cost
+        wrong_shapes={(v.strategy, v.shape, v.mode) for v in final if v.status != Status.WORKS},
     )
-    # A strategy in a shape whose final verdict is not "works" (a timing process saw it wrong at
-    # one size) is reported as incorrect at every size: none of its numbers is shown as a cost.
-    wrong = {(v.strategy, v.shape, v.mode) for v in final if v.status != Status.WORKS.value}
-    for m in found.values():
-        for c in m.cells.values():
-            if c.role == "update" and (c.id.strategy, c.id.shape, c.id.mode) in wrong:
-                c.status = Status.INCORRECT.value
     screen = pd.DataFrame(
         [
             {

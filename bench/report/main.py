@@ -23,6 +23,7 @@ from bench.measured import workloads
 from bench.measured.modes import MODES
 from bench.report import (
     answer,
+    instances,
     load,
     overview,
     overview_plots,
@@ -140,6 +141,7 @@ def write_overview(results: Path = paths.RESULTS_DIR, plots_root: Path = paths.P
             ).is_file()
         }
     write_text_atomic(results / "findings.md", overview.findings_page(runs, repro_links))
+    write_text_atomic(results / "instances.md", instances.render(runs))
     if results.resolve() == paths.RESULTS_DIR.resolve() and README.is_file():
         readme.write(README, readme.blocks(runs, answers))
 

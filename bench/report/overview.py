@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench.core import paths
-from bench.core.schema import KINDS, Status
+from bench.core.schema import KINDS, NETWORK_ONLY, SECOND_ONLY, THIRD_ONLY, Status
 from bench.measured import workloads
 from bench.measured.apis import PLATFORM
 from bench.measured.modes import MODES, label
@@ -308,11 +308,14 @@ def _entry(run: RunData, e: findings.Entry, links: dict, w: str) -> list[str]:
 
 def when(e: findings.Entry) -> str:
     """At which calls, or in which instance of the class, an entry's cells go wrong."""
-    if e.calls == findings.SECOND_ONLY:
-        return (
-            f"the first instance of the class works; a second instance built after it in the "
-            f"same process shows the {e.kind or 'failure'}"
-        )
+    where = {
+        SECOND_ONLY: "a second instance built after it in the same process",
+        THIRD_ONLY: "the second works too; a third built after them in the same process",
+        NETWORK_ONLY: "two of its instances as the layers of one network (its construct "
+        "compiled as a whole)",
+    }.get(e.calls)
+    if where:
+        return f"the first instance of the class works; {where} shows the {e.kind or 'failure'}"
     later = "are right" if e.calls.endswith("only") else "too"
     return f"{e.kind} {e.calls} of each instance (the other calls {later})"
 

@@ -1,28 +1,31 @@
-"""Across MindSpore releases: verdicts and update overhead per release, like compared with like.
+"""Across MindSpore releases: which verdicts change, and which findings each release shows.
 
-``python -m bench.report.releases results/releases`` (``nox -s releases``) reads the newest run in
-every ``results/releases/<version>/raw/`` (``nox -s "bench_release(mindspore=...)"``) and, for
-the release the reference runs use, the reference run of the clip itself (``results/clip/raw``),
-and writes one page. Verdicts: the support-matrix cell of every strategy × mode per release; only
-the rows that change are listed. Overhead: per release with its interval; a change is marked only
-between two runs of the same tier and suite commit (otherwise the difference can be the suite's).
+``python -m bench.report.releases results/releases`` (``nox -s releases``) reads, per release
+and workload, the newest run in ``results/releases/<version>/raw/`` (gate-only runs:
+``nox -s "bench_release(mindspore=X)" -- --gate-only``), and the committed reference run of each
+workload (``results/<workload>/raw``) for the release it ran on, and writes one page. Verdicts,
+not timings: a verdict is what a release computes for a cell, comparable across releases; a
+timing depends on the run's tier and machine load as much as on the release.
+
+Per workload: the strategy × mode rows whose verdicts differ between releases (each cell the
+support-matrix summary, works / shapes), and per finding of the reference (``findings.entries``)
+in how many of its failing cells each release shows the same outcome (``affected``).
 """
 
 from __future__ import annotations
 
-import math
 import sys
 from pathlib import Path
-
-from scipy.stats import norm
 
 from bench.core import paths
 from bench.core.args import OneLineParser, UsageError
 from bench.core.io import write_text_atomic
-from bench.core.schema import SchemaError, Status
+from bench.core.schema import SchemaError
 from bench.measured.modes import label
 from bench.report import fmt, load
 from bench.report.shapes_page import matrix_cell
+
+CONTROL = "control"
 
 
 def version_key(version: str) -> tuple:
@@ -30,11 +33,12 @@ def version_key(version: str) -> tuple:
 
 
 def load_releases(folder: Path, extra=(), problems: list | None = None) -> dict:
-    """{MindSpore version: run}: the newest run per release folder, then the clip reference."""
-    found = {}
-    reference = paths.reference(paths.raw_dir(paths.results_dir("clip")))
-    newest = [paths.reference(sub) for sub in sorted(Path(folder).glob("*/raw")) if paths.runs(sub)]
-    for run_dir in [*newest, *([reference] if reference else []), *map(Path, extra)]:
+    """{workload: {MindSpore version: run}}: per release folder the newest run of each workload,
+    then each workload's reference run (it wins for its release), then ``extra`` run folders."""
+    candidates = [p for sub in sorted(Path(folder).glob("*/raw")) for p in paths.runs(sub)]
+    references = [paths.reference(paths.raw_dir(paths.results_dir(w))) for w in _workloads()]
+    found: dict[str, dict[str, load.RunData]] = {}
+    for run_dir in [*candidates, *(r for r in references if r), *map(Path, extra)]:
         try:
             run = load.load(run_dir)
         except SchemaError as err:  # a run of an older suite: named, not compared
@@ -42,22 +46,30 @@ def load_releases(folder: Path, extra=(), problems: list | None = None) -> dict:
                 problems.append(f"{run_dir}: {err}")
             continue
         version = run.environment.get("mindspore") or run_dir.parent.parent.name
-        found[version] = run
-    return dict(sorted(found.items(), key=lambda kv: version_key(kv[0])))
+        found.setdefault(run.workload, {})[version] = run  # later (newer, reference) wins
+    return {
+        w: dict(sorted(by.items(), key=lambda kv: version_key(kv[0])))
+        for w, by in sorted(found.items())
+    }
 
 
-def _like(a: load.RunData, b: load.RunData) -> bool:
-    return a.tier == b.tier and a.manifest.suite_commit == b.manifest.suite_commit
+def _workloads() -> list[str]:
+    from bench.measured import workloads
+
+    return list(workloads.WORKLOADS)
 
 
 def verdict_changes(runs: dict) -> tuple[list[str], int, int]:
     """(table lines of the strategy × mode rows that differ, rows that differ, all rows)."""
     versions = list(runs)
     keys = sorted(
-        {(s, m) for r in runs.values() for s, m in zip(r.verdicts.strategy, r.verdicts["mode"])}
-        - {(s, m) for r in runs.values() for s, m in zip(r.verdicts.strategy, r.verdicts["mode"])
-           if s == "control"}
-    )  # fmt: skip
+        {
+            (s, m)
+            for r in runs.values()
+            for s, m in zip(r.verdicts.strategy, r.verdicts["mode"])
+            if s != CONTROL
+        }
+    )
     rows = []
     for strategy, mode in keys:
         cells = []
@@ -70,74 +82,99 @@ def verdict_changes(runs: dict) -> tuple[list[str], int, int]:
     return (fmt.table(["strategy", "mode", *versions], rows) if rows else []), len(rows), len(keys)
 
 
-def overhead(runs: dict) -> list[str]:
-    versions = list(runs)
-    keys = sorted({(c.id.strategy, c.id.mode, c.id.size) for r in runs.values()
-                   for m in r.analysis.values() for c in m.of_role("update")})  # fmt: skip
+def cells_changed(runs: dict) -> tuple[int, int]:
+    """(cells whose verdict differs between two releases that both gated them, cells gated in
+    more than one release): one cell is strategy × shape × mode."""
+    seen: dict[tuple, set] = {}
+    for run in runs.values():
+        for r in run.verdicts.itertuples():
+            if r.strategy != CONTROL:
+                seen.setdefault((r.strategy, r.shape, r.mode), set()).add((id(run), r.outcome))
+    several = [outs for outs in seen.values() if len(outs) > 1]
+    return sum(len({o for _, o in outs}) > 1 for outs in several), len(several)
+
+
+def affected(entry, run: load.RunData) -> tuple[int, int]:
+    """(failing cells of ``entry`` where ``run`` shows the same outcome, its failing cells the
+    run gated): an entry found on one release, checked on another cell by cell."""
+    from bench.report import findings
+
+    v = findings.qualified(run.verdicts)  # "stale read at the first call only" is its own bug
+    outcome = dict(zip(zip(v.strategy, v["shape"], v["mode"]), v.outcome))
+    cells = [
+        (s, shape, mode)
+        for mode, shapes in entry.shapes.items()
+        for shape in shapes
+        for s in entry.strategies
+    ]
+    gated = [c for c in cells if c in outcome]
+    return sum(outcome[c] == entry.outcome for c in gated), len(gated)
+
+
+def affected_text(same: int, gated: int) -> str:
+    if not gated:
+        return "not gated"
+    if same == gated:
+        return f"yes ({same} of {gated})"
+    return f"partly ({same} of {gated})" if same else f"no (0 of {gated})"
+
+
+def findings_by_release(runs: dict, measured: str) -> list[str]:
+    """Table lines: each finding of the ``measured`` release's run, and per release in how many
+    of its failing cells that release shows the same outcome."""
+    from bench.report import findings
+
+    base = runs.get(measured)
+    if base is None:
+        return []
     rows = []
-    for strategy, mode, n in keys:
-        line, previous = [f"`{strategy}`", label(mode), n], None
-        for version in versions:
-            run = runs[version]
-            m = run.analysis.get(mode)
-            cell = next((c for c in (m.of_role("update") if m else [])
-                         if c.id.strategy == strategy and c.id.size == n), None)  # fmt: skip
-            if cell is None or cell.status != Status.WORKS.value:
-                line.append("–" if cell is None else "silently wrong while timed")
-                previous = None
-                continue
-            e = cell.estimate
-            text = fmt.ratio(e.ratio, *e.ratio_interval)
-            if previous is not None and _like(previous[0], run):
-                before = previous[1].estimate
-                z = (e.log_ratio - before.log_ratio) / math.hypot(e.log_se, before.log_se)
-                if 2 * norm.sf(abs(z)) < 0.05:
-                    text = f"**{text}**"
-            line.append(text)
-            previous = (run, cell)
-        rows.append(line)
-    return (
-        fmt.table(["strategy", "mode", "size", *versions], rows)
-        if rows
-        else ["No timed cells.", ""]
-    )
+    for e in findings.entries(base):
+        link = f"[{e.title}](findings.md#{e.slug})"
+        rows.append([link, *(affected_text(*affected(e, r)) for r in runs.values())])
+    return fmt.table(["finding (on the newest release)", *runs], rows) if rows else []
 
 
-def render(runs: dict, problems: list) -> str:
-    table, changed, total = verdict_changes(runs)
-    tiers = {(r.tier, r.manifest.suite_commit) for r in runs.values()}
+def render(by_workload: dict, problems: list) -> str:
+    versions = sorted({v for runs in by_workload.values() for v in runs}, key=version_key)
     out = [
         "# Across MindSpore releases",
         "",
-        f"Releases measured: {', '.join(runs)}. One run per release, each gated in every "
-        "strategy × shape × mode; which run, tier and suite commit each column comes from is in "
-        "the provenance table at the end"
-        + "".join(
-            f"; the {v} column is the clip's reference run"
-            for v, r in runs.items()
-            if r.run_dir.parent.parent.name == "clip"
-        )
-        + ".",
+        f"Releases gated: {', '.join(versions)}. Every strategy × shape × mode of each workload "
+        "is gated on each release (verdicts only: a verdict is comparable across releases, a "
+        "timing is not). Which run each column comes from is in the provenance table at the end.",
         "",
-        "## Verdicts that change between releases",
-        "",
-        f"{total - changed} of {total} strategy × mode rows are the same in every release.",
-        "",
-        *(table or ["No verdict changed between the releases measured.", ""]),
-        "## Update overhead per release",
-        "",
-        "Strategy step / its twin's step [95 % interval]. "
-        + ("**Bold**: significantly different from the previous release (same tier and suite)."
-           if len(tiers) == 1 else "**Bold** only between two releases measured with the same "
-           "tier and suite commit (see the table below); other differences are not marked."),
-        "",
-        *overhead(runs),
+    ]
+    for workload, runs in by_workload.items():
+        table, changed, total = verdict_changes(runs)
+        differ, several = cells_changed(runs)
+        newest = max(runs, key=version_key)
+        out += [
+            f"## {workload}",
+            "",
+            f"{differ} of {several} cells gated on more than one release change their verdict; "
+            f"{total - changed} of {total} strategy × mode rows are the same in every release.",
+            "",
+            *(table or ["No verdict changed between the releases gated.", ""]),
+        ]
+        found = findings_by_release(runs, newest)
+        if found:
+            out += [
+                f"The findings of {newest} ([the findings page](findings.md)), per release: in "
+                "how many of the entry's failing cells that release shows the same outcome.",
+                "",
+                *found,
+            ]
+    rows = [
+        [v, w, f"`{r.manifest.run_id}`", r.tier, r.manifest.suite_commit or "?",
+         f"`{r.manifest.command}`"]
+        for w, runs in by_workload.items()
+        for v, r in runs.items()
+    ]  # fmt: skip
+    out += [
         "## Provenance",
         "",
-        *fmt.table(["MindSpore", "run", "tier", "suite commit", "command"],
-                   [[v, f"`{r.manifest.run_id}`", r.tier, r.manifest.suite_commit or "?",
-                     f"`{r.manifest.command}`"] for v, r in runs.items()]),
-    ]  # fmt: skip
+        *fmt.table(["MindSpore", "workload", "run", "tier", "suite commit", "command"], rows),
+    ]
     if problems:
         out += ["Not compared (written by an older suite):", "", *(f"- {p}" for p in problems), ""]
     return "\n".join(out) + "\n"
@@ -160,7 +197,8 @@ def main(argv=None) -> int:
         return 2
     out = args.out or args.folder.with_suffix(".md")
     write_text_atomic(out, render(runs, problems))
-    print(f"releases: wrote {out} ({len(runs)} releases: {', '.join(runs)})")
+    versions = sorted({v for r in runs.values() for v in r}, key=version_key)
+    print(f"releases: wrote {out} ({len(versions)} releases: {', '.join(versions)})")
     return 0
 
 

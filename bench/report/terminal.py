@@ -21,8 +21,15 @@ def _outcome(v) -> str:
 
 
 def print_summary(
-    run_dir: Path, record: bool = False, out=print, folder=None, varying: bool = False
+    run_dir: Path,
+    record: bool = False,
+    out=print,
+    folder=None,
+    varying: bool = False,
+    outcomes: list | None = None,
 ) -> int:
+    """Print a finished run's verdicts and what differs from the record; return its exit code
+    (and append its ``Outcome`` to ``outcomes`` when given: several workloads' total)."""
     rec = Records(run_dir)
     manifest = rec.manifest
     final = verdicts.final(rec.verdicts, rec.cell_statuses)
@@ -78,4 +85,6 @@ def print_summary(
     )
     if message(outcome):
         out(message(outcome))
+    if outcomes is not None:
+        outcomes.append(outcome)
     return int(exit_code(outcome))

@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import inspect
 
-from bench.core.schema import Status, Verdict
-from bench.measured.oracle import first_line, observe, run_step
+from bench.core.schema import NETWORK_ONLY, SECOND_ONLY, THIRD_ONLY, Status, Verdict
+from bench.measured.oracle import Observation, first_line, observe, observe_network, run_step
+from bench.run import forked
+
+WORKS = Status.WORKS.value
 
 
 def graph_breaks(cell) -> dict:
@@ -53,63 +56,85 @@ def fullgraph(variant_class, runtime, mode) -> str:
     return "compiles"
 
 
-SECOND_ONLY = "in a second instance only"  # the qualifier of a failure the first instance hides
-
-
 def second_instance(first, second) -> tuple[str, bool]:
     """(what ``second_instance`` records, whether the cell fails in a second instance only):
     ``works``, ``<kind>: <detail>`` or ``raises: <detail>`` of a second instance of the same
     class built in the same process after the first ran its steps; ``not checked`` when the
     first did not work (its verdict already says what is wrong)."""
+    return later_instance(first, second, "only under bytecode capture")
+
+
+def later_instance(first, later, why_not: str) -> tuple[str, bool]:
+    """(what the gate records of a later instance, or of a network of the class's layers:
+    ``works``, ``<kind>: <detail>``, ``raises: <detail>`` or ``not checked (...)``; whether the
+    cell fails there only, the first instance being right). ``why_not``: why it did not run."""
     if first.status != Status.WORKS.value:
         return "not checked (the first instance does not work)", False
-    if second is None:
-        return "not checked (only under bytecode capture)", False
-    if second.status == Status.WORKS.value:
+    if later is None:
+        return f"not checked ({why_not})", False
+    if later.status == Status.WORKS.value:
         return Status.WORKS.value, False
-    what = second.kind or second.status
-    return f"{what}: {second.detail}", True
+    what = later.kind or later.status
+    return f"{what}: {later.detail}", True
+
+
+def _only(found, qualifier: str, other) -> None:
+    """Make ``found`` (a working first instance) the failure ``other`` shows, qualified."""
+    found.status, found.kind, found.kinds = Status.INCORRECT.value, other.kind, list(other.kinds)
+    found.steps = other.steps
+    found.detail = f"{qualifier} (the first works): {other.detail}"
+    if other.status != Status.INCORRECT.value:  # it raises there: the cell raises, its error
+        found.status, found.kind, found.kinds = other.status, "", []
+        found.detail = f"{qualifier} (the first works): {other.detail}"
 
 
 def check(variant_class, runtime, mode, item, seed: int = 0, replica: int = 0):
     """The gate's observation of one item (``bench.measured.oracle.Observation``).
 
-    Under bytecode capture, after the first instance's steps a second
-    instance of the same class is built in the same process and run over the same steps (there
-    every instance after the first can stop writing); a cell right in its first instance and
-    wrong in its second is incorrect ``in a second instance only``, of the second's kind
-    (``diagnostics.second_instance``). Not in the other modes, where no second instance was seen
-    to differ: the second compile doubled a gate item's cost (the four workloads' gate outgrew
-    CI's time), so it runs where the finding lives."""
+    Users build many layers of one class, so a first instance that is right proves little.
+    Under bytecode capture, after the first instance's steps a second and then a third instance
+    of the same class are built in the same process and run over the same steps (there every
+    instance after the first was seen to stop writing): a cell right in its first instance and
+    wrong in a later one is incorrect ``in a second (third) instance only``, of that
+    instance's kind (``diagnostics.second_instance``, ``third_instance``). Not in the other
+    modes, where no later instance was seen to differ and a compile per instance doubled a gate
+    item's cost. In every compiled mode, a working cell then runs as two layers of one network
+    (``oracle.observe_network``: the network's ``construct`` compiled or captured, as a model
+    is): wrong there only, it is incorrect ``in a network of two layers only``
+    (``diagnostics.network``)."""
     diagnose = None
-    if mode.capture_mode == "bytecode" and replica == 0:
+    bytecode = mode.capture_mode == "bytecode"
+    if bytecode and replica == 0:
 
         def diagnose(cell):
             return {"graph_breaks": graph_breaks(cell)}
 
     schedule = ((item.batch_size, item.steps),) if item.steps else None
-    found = observe(
-        variant_class, runtime, mode, item.meaning, item.update, seed, diagnose, schedule
+    args = (variant_class, runtime, mode, item.meaning, item.update, seed)
+    found = observe(*args, diagnose, schedule)
+    first = Observation(found.status, found.kind, list(found.kinds), found.detail)
+    later_checks = (
+        ("second_instance", SECOND_ONLY, bytecode, "only under bytecode capture"),
+        ("third_instance", THIRD_ONLY, bytecode, "only under bytecode capture"),
+        ("network", NETWORK_ONLY, mode.compiled and item.update, "only in compiled modes"),
     )
-    second = None
-    if found.status == Status.WORKS.value and mode.capture_mode == "bytecode":
-        second = observe(
-            variant_class, runtime, mode, item.meaning, item.update, seed, None, schedule
-        )
-    record, only = second_instance(found, second)
-    found.diagnostics["second_instance"] = record
-    if only:
-        found.status, found.kind, found.kinds = (
-            Status.INCORRECT.value,
-            second.kind,
-            list(second.kinds),
-        )
-        found.steps = second.steps
-        found.detail = f"{SECOND_ONLY} (the first works): {second.detail}"
-        if second.status != Status.INCORRECT.value:  # the second raises: the cell raises, its error
-            found.status, found.kind, found.kinds = second.status, "", []
-            found.detail = second.detail
-    if mode.capture_mode == "bytecode" and found.status != Status.RAISES.value and replica == 0:
+    for key, qualifier, applies, not_run in later_checks:
+        later, why_not = None, not_run
+        if applies and found.status == WORKS:
+            forked.mark(qualifier)  # a crash from here on is this check's
+            later = (
+                observe_network(*args, schedule)
+                if qualifier == NETWORK_ONLY
+                else observe(*args, None, schedule)
+            )
+        elif applies and first.status == WORKS:
+            why_not = "an earlier check already fails"
+        record, only = later_instance(first, later, why_not)
+        found.diagnostics[key] = record
+        if only:
+            _only(found, qualifier, later)
+    forked.mark("")  # the checks of the cell are over
+    if bytecode and found.status != Status.RAISES.value and replica == 0:
         found.diagnostics["fullgraph"] = fullgraph(variant_class, runtime, mode)
     return found
 

@@ -11,6 +11,7 @@ import json
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
+from bench.core.cellstats import Margin
 from bench.core.io import write_json_atomic
 from bench.core.rundir import CellId
 
@@ -39,8 +40,8 @@ class Precision:
     gate_replicas: int = 2  # gate processes per compiled mode
     layout_cells: bool = True
     target: float = 0.0  # rigorous: also stop only once the interval is narrower than ±target
-    margin_rel: float = 0.02  # bench.core.cellstats.Margin: of the candidate's whole step
-    margin_abs_s: float = 5e-6
+    margin_rel: float = Margin.rel  # bench.core.cellstats.Margin: of the candidate's whole step
+    margin_abs_s: float = Margin.abs_s
 
 
 TIERS = {

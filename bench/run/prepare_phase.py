@@ -10,6 +10,8 @@ import time
 
 from bench.core import records
 from bench.core.io import read_json, write_json_atomic
+from bench.core.schema import Status
+from bench.measured.apis import PLATFORM
 from bench.measured.shapes import CONTROL, Shape
 from bench.run import bandwidth, select
 from bench.run.context import RunContext
@@ -33,6 +35,30 @@ def working(ctx: RunContext, verdicts, mode: str) -> dict[str, list]:
         if mine:
             out[s] = mine
     return out
+
+
+def candidates_of(verdicts, facts: dict, in_scope, mode: str) -> set[str]:
+    """The strategies an answer is chosen from in ``mode`` (as ``bench.report.answer.outcomes``
+    takes them): documented for the platform measured (``facts``: the manifest's strategies)
+    and correct in every shape the answer must hold in (``in_scope(Shape)``). Later stages
+    settle the decisions among these, against the fastest of them."""
+    scoped: dict[str, list[bool]] = {}
+    for v in verdicts:
+        if (
+            v.mode == mode
+            and v.status != Status.INEXPRESSIBLE
+            and (not v.dims or in_scope(Shape(tuple(v.dims.items()))))
+        ):
+            scoped.setdefault(v.strategy, []).append(v.status == Status.WORKS)
+    return {
+        s
+        for s, ok in scoped.items()
+        if ok and all(ok) and PLATFORM in facts.get(s, {}).get("platforms", [])
+    }
+
+
+def candidates(ctx: RunContext, verdicts, mode: str) -> set[str]:
+    return candidates_of(verdicts, ctx.manifest().strategies, ctx.workload.in_scope, mode)
 
 
 def representatives(ctx: RunContext, verdicts, mode: str) -> dict[str, dict]:

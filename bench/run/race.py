@@ -37,8 +37,11 @@ def order(labels: list[str], rounds: int, start: int = 0) -> list[list[str]]:
 
 def budget_rounds(cell_seconds: float, blocks: int, round_s: float, low: int, high: int) -> int:
     """Rounds for a race: ``cell_seconds`` per pair of blocks (what a subject and its twin got
-    when each was timed alone), at least ``low``, at most ``high``."""
-    return pairing.rounds_for(cell_seconds * max(1, blocks) / 2, round_s, low, high)
+    when each was timed alone), at least ``low``, at most ``high``, and always even: a round runs
+    forward, the next backward, so only an even count gives every pair as many rounds in each
+    order (balanced ABBA: a linear drift cancels exactly)."""
+    rounds = pairing.rounds_for(cell_seconds * max(1, blocks) / 2, round_s, low, high)
+    return rounds + rounds % 2
 
 
 def _loop(one_round, rounds: int) -> None:
@@ -75,7 +78,11 @@ def run(context, cell, x, order_index: int, rounds_by=_loop) -> tuple[list[Timin
             twin(m.label, m.path)
             continue
         at(m.label)
-        subjects[m.label] = pairing.Stepper(work, context.variant(m.path), mode, x, n)
+        # the A/A member is the base twin's code in a class of its own: under bytecode capture a
+        # second instance of the same class can run the first one's graph (it would time the
+        # base twin's own instance, not a copy of it)
+        klass = context.variant(m.path, fresh=m.role == "aa")
+        subjects[m.label] = pairing.Stepper(work, klass, mode, x, n)
         if m.update:
             twin(m.control, m.control_path)
     leader = next((subjects[m.label] for m in cell.members if m.update), None)
@@ -102,7 +109,7 @@ def run(context, cell, x, order_index: int, rounds_by=_loop) -> tuple[list[Timin
 
     labels = sorted(subjects) + sorted(twins)
     round_s = sum(ready(name).timed_block(k) for name in labels)
-    rounds = budget_rounds(precision.cell_seconds, len(labels), round_s, 3, max(3, cell.rounds))
+    rounds = budget_rounds(precision.cell_seconds, len(labels), round_s, 4, max(4, cell.rounds))
     times: dict[str, list[float]] = {name: [] for name in labels}
     plan = iter(order(labels, rounds, order_index))
 

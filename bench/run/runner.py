@@ -21,7 +21,7 @@ from bench.core.schema import RunStatus
 from bench.run.context import RunContext
 from bench.run.gate_phase import gate_phase, regate_alone
 from bench.run.plan import Plan
-from bench.run.prepare_phase import cells, prepare_phase
+from bench.run.prepare_phase import candidates, cells, prepare_phase
 from bench.run.progress import fmt_duration
 from bench.run.time_phase import time_phase
 
@@ -48,7 +48,8 @@ def run(run_dir: Path, plan: Plan, argv: list[str], out=print, publish: bool = F
         gated = final_verdicts.final(gate_phase(ctx), [])
         if not plan.gate_only:
             prepared = prepare_phase(ctx, gated)
-            time_phase(ctx, cells(ctx, gated, prepared))
+            answer_pool = {m: candidates(ctx, gated, m) for m in plan.modes}
+            time_phase(ctx, cells(ctx, gated, prepared), answer_pool)
             regate_alone(ctx, gated)  # a cell wrong only while timed: its kind, alone
     except KeyboardInterrupt:
         ctx.supervisor.stop_all()

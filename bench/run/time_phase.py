@@ -39,15 +39,24 @@ def _salvage_checkpoints(ctx: RunContext, how: dict) -> None:
             ctx.progress.line(f"time: {out.name}: kept its {len(kept)} finished cells")
 
 
-def _job(ctx: RunContext, mode: str, process: int, stage: int, items: list[Item]) -> Job | None:
+def _jobs(ctx: RunContext, mode: str, process: int, stage: int, items: list[Item]) -> list[Job]:
+    """The timing processes of one mode's ``process``: one for its items, or, where each race
+    needs a process of its own (``Mode.race_per_process``), one per race."""
     done = recorded_tests(ctx.run.timing_of(mode, process))
     todo = [c for c in items if c.test_id(mode) not in done]
     if not todo:
-        return None
+        return []
     order = list(todo)
     random.Random(f"{ctx.plan.seed}-{mode}-{process}").shuffle(order)
-    out = ctx.run.timing_file(mode, process)
-    return Job.of("time", ctx.plan, ctx.run.run_id, mode, out, order, process=process, stage=stage)
+    parts = [[c] for c in order] if ctx.mode(mode).race_per_process else [order]
+    out = []
+    for part in parts:
+        name = f"N{part[0].batch_size}" if len(parts) > 1 else ""
+        path = ctx.run.timing_file(mode, process, name)
+        out.append(
+            Job.of("time", ctx.plan, ctx.run.run_id, mode, path, part, process=process, stage=stage)
+        )
+    return out
 
 
 def _run_jobs(ctx: RunContext, jobs: list[Job]) -> None:
@@ -84,18 +93,21 @@ def stage_zero(ctx: RunContext, cells: dict[str, list[Item]]) -> None:
                 precision.distribution_rounds if ctx.mode(mode).distribution else precision.rounds
             )
             mine = [replace(c, rounds=rounds, k=ks.get(_key(mode, c), 0)) for c in items]
-            job = _job(ctx, mode, process, 0, mine)
-            if job:
+            for job in _jobs(ctx, mode, process, 0, mine):
                 jobs.append(job)
                 ctx.progress.plan("time", mode, len(job.items), 1)
         random.Random(f"{ctx.plan.seed}-{process}").shuffle(jobs)  # modes interleave
         _run_jobs(ctx, jobs)
 
 
-def later_stage(ctx: RunContext, stage: int, cells: dict[str, list[Item]]) -> bool:
+def later_stage(
+    ctx: RunContext, stage: int, cells: dict[str, list[Item]], candidates: dict | None = None
+) -> bool:
     """One more process per mode for the decisions still open: per size, a race of the fastest
     candidate, the candidates still undetermined against it, and the A/A cell, as many rounds as
-    the closest decision needs; False when none is open."""
+    the closest decision needs; False when none is open. ``candidates``: {mode: the strategies
+    the answer is chosen from} (``prepare_phase.candidates``), so the decisions settled are the
+    ones the report makes (default: every working strategy)."""
     precision = ctx.plan.precision
     rec = records.Records(ctx.run.path)
     margin = cellstats.Margin(precision.margin_rel, precision.margin_abs_s)
@@ -114,7 +126,7 @@ def later_stage(ctx: RunContext, stage: int, cells: dict[str, list[Item]]) -> bo
         if mode not in found or ctx.mode(mode).distribution:
             continue
         m = found[mode]
-        open_cells = m.open_cells(precision.target)
+        open_cells = m.open_cells(precision.target, (candidates or {}).get(mode))
         todo = []
         for race_item in items:
             n = race_item.batch_size
@@ -129,11 +141,12 @@ def later_stage(ctx: RunContext, stage: int, cells: dict[str, list[Item]]) -> bo
             todo.append(replace(race_item, members=tuple(members),
                                 rounds=max(rounds, precision.rounds)))  # fmt: skip
         todo = [replace(c, k=ks.get(_key(mode, c), 0)) for c in todo]
-        job = _job(ctx, mode, process, stage, todo)
-        if job:
+        mine = _jobs(ctx, mode, process, stage, todo)
+        for job in mine:
             jobs.append(job)
             ctx.progress.plan("time", mode, len(job.items), 1)
-            ctx.progress.line(f"time {mode}: stage {stage}: {len(job.items)} races still open")
+        if mine:
+            ctx.progress.line(f"time {mode}: stage {stage}: {len(todo)} races still open")
     if not jobs:
         return False
     _run_jobs(ctx, jobs)
@@ -150,13 +163,13 @@ def _needed(m: analysis.ModeAnalysis, cell: analysis.Cell) -> float:
     return max(0.004, gap / 2 / cell.control_step_s)
 
 
-def time_phase(ctx: RunContext, cells: dict[str, list[Item]]) -> None:
+def time_phase(ctx: RunContext, cells: dict[str, list[Item]], candidates=None) -> None:
     start = time.monotonic()
     _salvage_checkpoints(ctx, STOPPED)
     try:
         stage_zero(ctx, cells)
         for stage in range(1, ctx.plan.precision.stages + 1):
-            if not later_stage(ctx, stage, cells):
+            if not later_stage(ctx, stage, cells, candidates):
                 break
     except KeyboardInterrupt:
         _salvage_checkpoints(ctx, STOPPED)

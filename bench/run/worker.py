@@ -48,7 +48,11 @@ class Context:
         self._controls: dict[tuple[str, int], pairing.Stepper] = {}
         self._k: dict[tuple[str, int], int] = {}
 
-    def variant(self, path: str) -> type:
+    def variant(self, path: str, fresh: bool = False) -> type:
+        """The class of the variant file at ``path``, loaded once; ``fresh``: loaded again as a
+        class of its own (the same code, another class object)."""
+        if fresh:
+            return load_variant(path, fresh=True)
         if path not in self._classes:
             self._classes[path] = load_variant(path)
         return self._classes[path]
@@ -106,9 +110,14 @@ class Context:
         self.finished(cell)
 
     def warm_process(self) -> None:
-        """One untimed step of a twin: one-time start-up is not charged to the first cell."""
+        """One untimed step of a twin: one-time start-up is not charged to the first cell. Not
+        where a later instance of a class can run the first one's graph (``race_per_process``:
+        under bytecode capture the race's own instance of that twin would then run the warm-up
+        instance's graph, at the gate's size: the EMA twin stayed flat over 1000× the state)."""
         import mindspore as ms
 
+        if self.mode.race_per_process:
+            return
         item = self.job.items[0]
         path = item.control_path or item.path  # a race's is its base twin
         size = self.workload.gate_schedule[0][0]
@@ -149,8 +158,10 @@ def run_gate(job: Job) -> None:
         found = gate.check(cls, context.workload, context.mode, item, job.seed, job.process)
         record(item, found.status, found=found, seconds=time.monotonic() - start)
 
-    def failed(item, status, detail) -> None:
-        record(item, status, f"the gate's process {detail}")
+    def failed(item, status, detail, where="") -> None:
+        died = f"the gate's process {detail}"
+        # a later instance or the network crashed it: the first instance had worked
+        record(item, status, f"{where} (the first works): {died}" if where else died)
 
     alone = context.mode.capture_mode == "bytecode"  # where process history changes verdicts
     forked.run_isolated(job.items, work, job.timeout * 0.8, failed, alone=alone)
@@ -336,7 +347,25 @@ def main(argv=None) -> int:
     write_json_atomic(job.out, data)
     if checkpoint is not None:
         checkpoint.remove()
+    broken = pytest_failed(data["suite"].get("pytest_exit_code"))
+    if broken:  # the finished cells are kept; the run fails as the harness's own failure
+        print(f"bench: the timing suite {broken} ({job.out})", file=sys.stderr)
+        return forked.HARNESS_ERROR
     return 0
+
+
+PYTEST_BROKEN = {  # pytest's exit codes that say the suite itself did not run (not a cell)
+    2: "was interrupted",
+    3: "failed inside pytest (an internal error)",
+    4: "was called wrongly (a usage error)",
+    5: "collected no cell",
+}
+
+
+def pytest_failed(code) -> str:
+    """Why a timing process's pytest run is the harness's failure, "" when it is not: 0 every
+    cell passed, 1 some cell failed (recorded per cell); 2-5 the suite did not run as planned."""
+    return PYTEST_BROKEN.get(code, "") if code is not None else ""
 
 
 if __name__ == "__main__":

@@ -79,7 +79,8 @@ def test_the_gate_names_the_kind(ms, tmp_path, fixture_strategies, name, want):
 
 
 def test_bytecode_capture_records_graph_breaks_and_fullgraph(ms, tmp_path):
-    _, found = observe(tmp_path, "assign", "helper-param-after-arg", "jit_bytecode")
+    # a cell whose first instance drops its write: no later checks, so nothing that can crash
+    _, found = observe(tmp_path, "add_", "helper-param-after-arg", "jit_bytecode")
     breaks = found.diagnostics["graph_breaks"]
     assert set(breaks) == {"construct", "next_limit", "write"} and breaks["construct"] >= 1
     # the clip's min() on the new limit is data-dependent control flow: fullgraph=True refuses it
@@ -119,3 +120,40 @@ def test_a_second_instance_of_the_class_is_checked_too(ms, tmp_path, mode, want,
     assert found.diagnostics["second_instance"].startswith(second)
     if want != "works":
         assert found.detail.startswith("in a second instance only (the first works): ")
+        assert found.diagnostics["third_instance"] == "not checked (an earlier check already fails)"
+
+
+@pytest.mark.parametrize("mode", ["graph", "jit_bytecode"])
+def test_a_working_cell_is_checked_in_later_instances_and_as_two_layers_of_a_network(
+    ms, tmp_path, mode
+):
+    """The EMA with the write as a plain statement: every instance writes, and two of its
+    instances as the layers of one network (the network's construct compiled or captured)
+    write too; the gate records each check."""
+    got, found = observe(tmp_path, "assign_add", "inline", mode, work=workloads.get("ema"))
+    assert got == "works", found.detail
+    assert found.diagnostics["network"] == "works"
+    later = "works" if mode == "jit_bytecode" else "not checked (only under bytecode capture)"
+    assert found.diagnostics["second_instance"] == later
+    assert found.diagnostics["third_instance"] == later
+
+
+def test_a_cell_wrong_only_as_a_layer_of_a_network_is_qualified(ms, tmp_path, monkeypatch):
+    """A network whose second layer drops its write (here: made so by hand) makes a working cell
+    incorrect ``in a network of two layers only``, naming the layer."""
+    from bench.measured import oracle
+
+    real = oracle.observe_network
+
+    def second_layer_dropped(*args, **kwargs):
+        found = real(*args, **kwargs)
+        assert found.status == "works"
+        return oracle.Observation("incorrect", "write dropped", ["write dropped"],
+                                  "layer 2 of 2: write dropped at step 1")  # fmt: skip
+
+    monkeypatch.setattr(gate, "observe_network", second_layer_dropped)
+    got, found = observe(tmp_path, "assign", "inline-param-after-expr", "graph")
+    assert got == "incorrect: write dropped"
+    assert found.detail == (
+        "in a network of two layers only (the first works): layer 2 of 2: write dropped at step 1"
+    )

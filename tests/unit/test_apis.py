@@ -29,6 +29,8 @@ DECLARED = {
     "mindspore.Tensor.index_copy_": IN_PLACE,
     "mindspore.Tensor.index_put_": IN_PLACE,
     "mindspore.Tensor.fill_": IN_PLACE,
+    "mindspore.Tensor.mul_": IN_PLACE,
+    "mindspore.Tensor.masked_fill_": IN_PLACE,
     "mindspore.ops.InplaceUpdateV2": IN_PLACE,
     "mindspore.ops.ScatterUpdate": IN_PLACE,
     "mindspore.ops.tensor_scatter_update": REPLACE,  # functional: the rebinding writes

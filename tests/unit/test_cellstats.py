@@ -415,3 +415,13 @@ def test_rounds_for_a_target_and_when_the_spread_alone_exceeds_it():
     need = cellstats.rounds_for(0.02, procs, 0.0, 1)
     assert 10 < need < 100
     assert cellstats.rounds_for(0.02, procs, 0.02**2, 1) is None
+
+
+def test_a_runs_margin_is_the_one_its_plan_recorded():
+    from bench.core.cellstats import Margin
+    from bench.run.plan import TIERS
+
+    assert Margin.of_plan({"margin_rel": 0.02, "margin_abs_s": 5e-6}) == Margin()
+    assert Margin.of_plan({}) == Margin(0.05, 5e-6)  # a plan from before the margin was recorded
+    p = TIERS["default"]
+    assert Margin(p.margin_rel, p.margin_abs_s) == Margin()  # one default, in cellstats

@@ -56,3 +56,19 @@ def test_list_shows_strategies_shapes_and_modes():
     assert "strategy  assign" in done.stdout and "mode      graph" in done.stdout
     assert "shape     inline-param-after-expr" in done.stdout
     assert "shape     inline-copy-before-expr" in done.stdout
+
+
+@pytest.mark.parametrize(("extra", "reuse"), [([], True), (["--fresh-gate"], False)])
+def test_a_full_run_reuses_gated_verdicts_unless_asked_to_gate_afresh(
+    tmp_path, monkeypatch, extra, reuse
+):
+    """A user's `nox -s bench` (a full default run: it writes the reference report) reuses the
+    verdicts of identical code from the committed reference, which `--fresh-gate` made."""
+    from bench import cli
+    from bench.core import paths
+
+    monkeypatch.setattr(paths, "results_dir", lambda workload="clip": tmp_path / workload)
+    args = cli.parser().parse_args(extra)
+    plan, _, _, publish = cli._prepare(args, cli.workloads.get("clip"))
+    assert publish
+    assert plan.reuse_gate is reuse

@@ -53,3 +53,21 @@ def test_the_command_prints_provenance_first_and_fails_above(runs, capsys):
     assert "assign (inline-param-after-expr) · graph · size 64: overhead +5" in err
     assert compare.main([a.name, b.name, "--results-dir", str(root), "--fail-above", "0.6"]) == 0
     assert compare.main(["nope", b.name, "--results-dir", str(root)]) == 2
+
+
+def test_outcomes_are_per_comparison_and_twins_have_none(runs):
+    _, a, _ = runs
+    table = compare.compare(load.load(a), load.load(a))
+    twins = table[table.role != "update"]
+    assert len(twins) and (twins.outcome_a == "").all() and (twins.outcome_b == "").all()
+    updates = table[table.role == "update"]
+    assert (updates.outcome_a != "").any()
+    assert (updates.outcome_a == updates.outcome_b).all()  # a run against itself
+    text = "\n".join(compare.agreement(table))
+    assert "100% of" in text and "0.0%" in text
+
+
+def test_each_runs_answer_is_shown_per_mode(runs):
+    _, a, _ = runs
+    rows = compare.answers(load.load(a), load.load(a))
+    assert rows and all(r[1] == r[2] and r[3] == "yes" for r in rows)

@@ -45,6 +45,19 @@ def test_several_workloads_take_an_interrupt_else_the_worst(codes, want):
     assert combine(codes) == want
 
 
+def test_several_workloads_count_every_cause_over_all_of_them():
+    from bench.core.exits import Outcome, message, total
+
+    clip = Outcome(differences=418)
+    brn = Outcome(refused=1, differences=29, crashes=2)
+    assert total([clip, brn]) == Outcome(refused=1, differences=447, crashes=2)
+    assert message(total([clip, brn])) == (
+        "exit 1: 1 strategy file(s) refused, 447 verdict(s) not as recorded, 2 timing crash(es)"
+    )
+    assert total([Outcome(), Outcome(interrupted=True)]).interrupted
+    assert message(total([])) == ""
+
+
 def test_an_exit_code_outside_the_table_is_a_bug():
     with pytest.raises(ValueError):
         combine([4])

@@ -204,3 +204,24 @@ def test_what_a_second_instance_records(first, second, record, only):
 
     got = second_instance(obs(*first), obs(*second) if second else None)
     assert got == (record, only)
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("boom", "boom"),
+        (
+            "\n----\n- Kernel select failed:\n----\nSelect CPU operator[X] fail!\nmore",
+            "Kernel select failed: Select CPU operator[X] fail!",
+        ),
+        (
+            "-----------\nFailed to compile in GRAPH_MODE because x\n\nmore",
+            "Failed to compile in GRAPH_MODE because x",
+        ),
+        ("", ""),
+    ],
+)
+def test_an_error_is_named_by_its_first_line_that_says_something(text, line):
+    from bench.measured.oracle import message_line
+
+    assert message_line(text) == line

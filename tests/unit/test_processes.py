@@ -73,7 +73,7 @@ def test_forked_children_isolate_crashes_exits_and_hangs():
         ["a", "segv", "b", "exit", "hang", "c"],
         _work,
         2.0,
-        lambda item, status, detail: failed.append((item, status, detail)),
+        lambda item, status, detail, where: failed.append((item, status, detail)),
     )
     assert [(i, s) for i, s, _ in failed] == [
         ("segv", "crashed"),
@@ -120,7 +120,7 @@ def test_items_that_need_not_run_alone_share_a_child_and_a_crash_costs_only_its_
         ["a", "b", "segv", "c"],
         work,
         5.0,
-        lambda item, status, detail: failed.append((item, status)),
+        lambda item, status, detail, where: failed.append((item, status)),
         alone=False,
     )
     rows = [line.split() for line in log.read_text().splitlines()]
@@ -129,3 +129,24 @@ def test_items_that_need_not_run_alone_share_a_child_and_a_crash_costs_only_its_
     assert pids[0] == pids[1] == pids[2]  # a, b and the first segv share one child
     assert len(set(pids)) == 3  # the retry alone, then a new child for the rest
     assert failed == [("segv", "crashed")]
+
+
+def _parts(item):
+    forked.mark("in the first part")
+    forked.mark("in a network of two layers only")
+    if item == "segv":
+        os.kill(os.getpid(), signal.SIGSEGV)
+
+
+@pytest.mark.parametrize("alone", [True, False])
+def test_a_crash_names_the_last_part_of_its_item_that_it_entered(alone):
+    failed = []
+    forked.run_isolated(
+        ["a", "segv", "b"],
+        _parts,
+        5.0,
+        lambda item, status, detail, where: failed.append((item, status, where)),
+        alone=alone,
+    )
+    assert failed == [("segv", "crashed", "in a network of two layers only")]
+    forked.mark("outside a child: nothing happens")

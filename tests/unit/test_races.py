@@ -50,6 +50,18 @@ def test_a_race_budget_grows_with_its_blocks():
     assert race.budget_rounds(1.0, 10, 0.5, 3, 6) == 6
 
 
+def test_a_race_always_runs_an_even_number_of_rounds():
+    # forward then backward: only an even count balances every pair's order (ABBA)
+    assert race.budget_rounds(1.0, 2, 0.4, 3, 100) == 4  # 2.5 s / 0.4 -> 3 rounds -> 4
+    assert race.budget_rounds(1.0, 2, 10.0, 3, 100) == 4  # the floor of 3 -> 4
+    assert race.budget_rounds(1.0, 2, 0.01, 3, 7) == 8  # an odd cap -> one more
+    for seconds in (0.3, 0.7, 1.1, 2.9):
+        assert race.budget_rounds(seconds, 3, 0.13, 3, 41) % 2 == 0
+    # and the rounds alternate, so each pair gets as many forward as backward rounds
+    rounds = race.order(["a", "b"], race.budget_rounds(1.0, 2, 0.4, 3, 100))
+    assert sum(r == ["a", "b"] for r in rounds) == sum(r == ["b", "a"] for r in rounds)
+
+
 def test_members_of_different_races_are_not_paired():
     a = member("a", 1, 1e-3, 1e-3, 1e-3, 0, 1)
     b = member("b", 1, 1e-3, 1e-3, 1e-3, 1, 2)
@@ -163,3 +175,64 @@ def test_a_subject_faster_than_its_twin_beyond_the_margin_invalidates_the_twin()
     timings = _twin_cells("graph", {1: 1e-3, 64: 2e-3}, subject_ratio=0.97)
     found = analysis.analyse(timings, [], ["graph"], [1, 64], Margin(0.05, 5e-6))
     assert analysis.check_twins(found) == {}
+
+
+def test_later_stages_settle_the_decisions_among_the_answers_candidates():
+    """`ascend_only` (not a candidate: not documented for the CPU) is fastest of all; `a` is the
+    fastest candidate and `b` is within noise of `a` (undetermined). Against every working
+    strategy the open decisions would be against `ascend_only`; among the candidates they are
+    `b` against `a`, the decision the answer makes."""
+    base = 0.8e-3
+    timings = [
+        member(s, n, step, 0.9e-3, base, p, seed=100 * i + 10 * p + n)
+        for i, (s, step) in enumerate(
+            (("ascend_only", 0.70e-3), ("a", 1.000e-3), ("b", 1.002e-3), ("slow", 1.5e-3))
+        )
+        for n in (1, 64)
+        for p in range(2)
+    ]
+    m = analysis.analyse(timings, [], ["graph"], [1, 64], Margin(0.002, 1e-9), looks=2)["graph"]
+    assert m.fastest == "ascend_only"
+    everyone = {(c.id.strategy, c.id.size) for c in m.open_cells()}
+    mine = {(c.id.strategy, c.id.size) for c in m.open_cells(names={"a", "b", "slow"})}
+    assert ("ascend_only", 1) not in mine and ("ascend_only", 64) not in mine
+    assert {s for s, _ in mine} == {"a", "b"}  # b undetermined against a; slow is decided
+    assert mine != everyone
+    assert m.open_cells(names=set()) == []  # no candidate: nothing to settle
+
+
+def test_the_answers_candidates_are_documented_and_correct_in_every_shape_in_scope():
+    from types import SimpleNamespace as V
+
+    from bench.run.prepare_phase import candidates_of
+
+    def v(strategy, status, order="after", mode="graph"):
+        return V(strategy=strategy, status=status, mode=mode, dims={"order": order})
+
+    verdicts = [
+        v("good", "works"),
+        v("good", "incorrect", order="before"),  # out of scope: does not count
+        v("wrong_once", "works"),
+        v("wrong_once", "incorrect"),
+        v("ascend", "works"),
+        v("elsewhere", "works", mode="pynative"),
+        v("cannot", "inexpressible"),
+    ]
+    facts = {s: {"platforms": ["CPU"]} for s in ("good", "wrong_once", "elsewhere", "cannot")}
+    facts["ascend"] = {"platforms": ["Ascend"]}
+    in_scope = lambda shape: shape.values.get("order") == "after"  # noqa: E731
+    assert candidates_of(verdicts, facts, in_scope, "graph") == {"good"}
+    assert candidates_of(verdicts, facts, in_scope, "pynative") == {"elsewhere"}
+
+
+def test_a_wrong_cell_does_not_judge_its_twin():
+    """A cell faster than its twin invalidates the twin, unless the cell itself is wrong (its
+    shape's final verdict is not "works": it may have skipped its work)."""
+    timings = _twin_cells("graph", {1: 1e-3, 64: 2e-3}, control="control/t", subject_ratio=0.5)
+    found = analysis.analyse(timings, [], ["graph"], [1, 64], Margin())
+    assert "control/t" in analysis.check_twins(found).get("graph", {})
+    found = analysis.analyse(
+        timings, [], ["graph"], [1, 64], Margin(), wrong_shapes={("assign", "inline", "graph")}
+    )
+    assert analysis.check_twins(found) == {}
+    assert all(c.status == "incorrect" for c in found["graph"].of_role("update"))

@@ -319,9 +319,44 @@ def test_the_releases_page_names_each_column_and_renders(tmp_path, monkeypatch):
     assert releases.main([str(tmp_path / "releases"), "--out", str(out)]) == 0
     page = out.read_text()
     check_gfm(page, "releases")
-    assert "Releases measured: 2.9.0, 2.10.0" in page and "reference run" not in page
+    assert "Releases gated: 2.9.0, 2.10.0" in page and "overhead" not in page.lower()
     provenance = tables(page)[-1]
     assert [row[0] for row in provenance[1:]] == ["2.9.0", "2.10.0"]
+    # the same run on both releases: no verdict changes, every finding in both
+    assert "0 of " in page and "No verdict changed between the releases gated." in page
+    found = [t for t in tables(page) if t[0][0].startswith("finding")]
+    assert found and all(row[1] == row[2] and row[1].startswith("yes") for row in found[0][1:])
+
+
+def test_a_finding_is_affected_cell_by_cell():
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from bench.report import releases
+
+    entry = SimpleNamespace(
+        outcome="incorrect: write dropped",
+        strategies=["a", "b"],
+        shapes={"graph": ["s1", "s2"]},
+    )
+
+    def run(outcomes):
+        rows = [
+            {"strategy": st, "shape": sh, "mode": "graph", "outcome": o, "status": o.split(":")[0],
+             "calls": "at every call" if o != "works" else ""}
+            for (st, sh), o in outcomes.items()
+        ]  # fmt: skip
+        return SimpleNamespace(verdicts=pd.DataFrame(rows))
+
+    every = {(s, sh): "incorrect: write dropped" for s in "ab" for sh in ("s1", "s2")}
+    assert releases.affected(entry, run(every)) == (0, 4)  # "at every call" is its own entry
+    entry.outcome = "incorrect: write dropped at every call"
+    assert releases.affected(entry, run(every)) == (4, 4)
+    some = {**every, ("a", "s1"): "works", ("b", "s2"): "works"}
+    assert releases.affected(entry, run(some)) == (2, 4)
+    assert releases.affected_text(2, 4) == "partly (2 of 4)"
+    assert releases.affected_text(0, 0) == "not gated"
 
 
 def test_a_first_call_failure_is_another_entry_than_one_at_every_call():

@@ -112,6 +112,22 @@ def test_exit_2_for_a_bad_argument_before_any_work(tmp_path):
     assert runs(tmp_path) == []
 
 
+def test_exit_1_for_a_timing_process_that_crashes_and_the_rest_is_kept(tmp_path):
+    """Both strategies work in the gate; `timecrash` kills its timing process every time. The
+    race goes on without it, its cells are recorded as crashed, and the run exits 1."""
+    cmd = [a for a in args(tmp_path, "good,timecrash", "--no-report", "--batch-sizes", "1,8")
+           if a != "--gate-only"]  # fmt: skip
+    done = subprocess.run(cmd, cwd=ROOT, env=env(tmp_path), capture_output=True, text=True,
+                          timeout=240, check=False)  # fmt: skip
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
+    assert done.stdout.rstrip().endswith("timing crash(es)"), done.stdout[-2000:]
+    assert "timing: timecrash" in done.stdout and "crashed" in done.stdout
+    timing = sorted((runs(tmp_path)[0].parent / "timing").glob("*.json"))
+    kept = [json.loads(p.read_text()) for p in timing if not p.name.endswith(".failed.json")]
+    cells = [c for data in kept for c in data["suite"]["cells"]]
+    assert cells and all(c["status"] == "works" for c in cells)  # the race without it finished
+
+
 def test_exit_3_when_the_harness_breaks(tmp_path):
     done = bench(tmp_path, "broken")
     assert done.returncode == 3, done.stdout[-2000:] + done.stderr[-2000:]

@@ -253,11 +253,15 @@ def strategy_text(path: Path) -> str:
     return strip_docstring(Path(path).read_text())
 
 
-def load_variant(path: Path | str):
-    """Import a generated variant file; returns its ``Variant`` class."""
+def load_variant(path: Path | str, fresh: bool = False):
+    """Import a generated variant file; returns its ``Variant`` class. ``fresh``: import it
+    again as a module of its own (a class with its own code objects, not the one already
+    loaded)."""
     path = Path(path)
     digest = hashlib.sha1(str(path).encode()).hexdigest()[:10]
     name = f"bench_variant_{path.stem.replace('-', '_')}_{digest}"
+    if fresh:
+        name += f"_fresh{sum(k.startswith(name) for k in sys.modules)}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module

@@ -4,8 +4,8 @@ Code shapes (dimensions, simplest value first):
 
 - ``write``: each of the five state writes pasted ``inline``, through the strategy's ``helper``
   method ``self.write(param, value)``, or inside ``depend`` (``y = ops.depend(y, <write>)``);
-- ``read``: how r_max and d_max bound the clips: the ``param`` itself, or, for a 1-element
-  vector, a 0-d ``view`` (``self.r_max.reshape(())``);
+- ``read``: how r_max and d_max bound the clips: the ``param`` itself, or a 0-d ``view``
+  (``self.r_max.reshape(())``, of a 1-element vector or of a 0-d Parameter);
 - ``block``: the updates written in ``construct``, or in a ``method`` ``self.update_state(mean,
   var)`` that construct calls;
 - ``construct``: defined in the variant's ``own`` class (left out of shape names), or inherited
@@ -91,8 +91,7 @@ class BatchRenormalization(BRNRuntime, Workload):
     base_shape = BASE_SHAPE
 
     def dimensions(self, layout: str):
-        read = READ + ((VIEW,) if layout == "vector" else ())
-        return (WRITE, Dimension("read", read), BLOCK, CONSTRUCT)
+        return (WRITE, Dimension("read", (*READ, VIEW)), BLOCK, CONSTRUCT)
 
     def valid(self, shape: Shape) -> bool:
         v = shape.values

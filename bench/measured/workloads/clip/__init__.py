@@ -6,8 +6,9 @@ Code shapes (dimensions, simplest value first):
   ``helper`` method ``self.write(self.limit, new)``, or inside ``depend``: ``out = ops.depend(out,
   <write>)`` as MindSpore's own optimizers do;
 - ``read``: how the clip reads the limit: the ``param`` itself, a local ``alias`` (``lim =
-  self.limit``), a ``copy`` (``lim = self.limit.copy()``: a snapshot), or, for a 1-element vector,
-  a 0-d ``view`` (``lim = self.limit.reshape(())``);
+  self.limit``), a ``copy`` (``lim = self.limit.copy()``: a snapshot), or a 0-d ``view`` (``lim =
+  self.limit.reshape(())``, of a 1-element vector or of a 0-d Parameter: eager ``reshape`` is a
+  view of either, and sees an in-place write);
 - ``order``: the write ``after`` the clip, or ``before`` it (the clip then uses the local read
   taken before the write: only with ``alias``, ``view`` or ``copy``; ``copy`` only ``before``);
 - ``new``: the new limit bound to a local from an ``expr``ession in ``construct`` or from the
@@ -119,11 +120,20 @@ class Clip(ClipRuntime, Workload):
     base_shape = BASE_SHAPE
 
     def dimensions(self, layout: str):
-        reads = [r for r in READS if r[0] != "view" or layout == "vector"]
         read = Dimension(
-            "read", tuple((v, m) for v, m, _ in reads), code=tuple((v, c) for v, _, c in reads)
+            "read", tuple((v, m) for v, m, _ in READS), code=tuple((v, c) for v, _, c in READS)
         )
         return (WRITE, read, ORDER, NEW, CONSTRUCT)
+
+    def shapes(self, layout: str) -> list[Shape]:
+        """Every valid shape; for a 0-d Parameter the ``view`` reads (a 0-d view of a 0-d
+        Parameter: any write can go through a view, not only an index op's) only with the new
+        value from an expression, a sixth of the vector layout's view shapes: what the view
+        changes is the read, and ``new`` varies in the other reads."""
+        every = super().shapes(layout)
+        if layout == "vector":
+            return every
+        return [s for s in every if s.values.get("read") != "view" or s.values.get("new") == "expr"]
 
     def valid(self, shape: Shape) -> bool:
         v = shape.values
