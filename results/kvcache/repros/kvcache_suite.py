@@ -208,6 +208,23 @@ KIND_MEANINGS = {
 KINDS = tuple(Kind)  # in this order: the first kind a cell shows is its kind
 
 
+SECOND_ONLY = "in a second instance only"
+
+
+THIRD_ONLY = "in a third instance only"
+
+
+NETWORK_ONLY = "in a network of two layers only"
+
+
+INSTANCE_QUALIFIERS = (SECOND_ONLY, THIRD_ONLY, NETWORK_ONLY)
+
+
+def instance_qualifier(detail: str) -> str:
+    """The instance qualifier a verdict's detail starts with ("" when none)."""
+    return next((q for q in INSTANCE_QUALIFIERS if str(detail).startswith(q)), "")
+
+
 _VOLATILE = (  # what differs between two processes raising the same error (issue 29)
     (re.compile(r"<([\w.]+(?: [\w.]+)*) object at 0x[0-9a-fA-F]+>"), r"<\1 object>"),
     (re.compile(r"\b0x[0-9a-fA-F]{4,}\b"), "0x…"),
@@ -469,6 +486,10 @@ class Mode:
     diagnostic: bool = False  # a controlled configuration, not a mode users run
     concurrent: bool = False  # two timing processes at once measured harmless (findings/)
     distribution: bool = False  # timed at a fixed budget and reported as quartiles
+    # every race in a timing process of its own: under bytecode capture a later instance of a
+    # class can run the first instance's graph (findings/bytecode_parameter_tuple.py), so the
+    # races of the other sizes in the same process would time the first size's state
+    race_per_process: bool = False
 
     @property
     def eager(self) -> bool:
@@ -537,6 +558,7 @@ MODES = {
         'PYNATIVE + cell.construct = jit(construct, capture_mode="bytecode")',
         capture_mode="bytecode",
         compiled=True,
+        race_per_process=True,
     ),
     # The controlled configuration: launch_blocking() runs every op synchronously, no queue
     # threads. Its numbers are stable on 2 cores; they are not what a default user sees.
@@ -726,10 +748,22 @@ def calls(steps: list[dict], kind: str, meaning: str) -> str:
     return "; ".join(dict.fromkeys(spans))
 
 
+def message_line(text: str) -> str:
+    """The first line of an error message that says something: MindSpore frames its messages
+    with rules of dashes (``-----`` then ``- Kernel select failed:``), which say nothing; a
+    heading that ends with a colon is followed by its first line."""
+    said = []
+    for line in str(text).strip().splitlines():
+        words = line.strip().lstrip("-").strip()
+        if any(ch.isalnum() for ch in words):
+            said.append(words)
+            if not words.endswith(":") or len(said) == 2:
+                break
+    return " ".join(said)
+
+
 def first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    line = text.splitlines()[0] if text else ""
-    return f"{type(exc).__name__}: {line}"
+    return f"{type(exc).__name__}: {message_line(str(exc))}"
 
 
 def run_step(step, cell, inputs: tuple):
@@ -783,6 +817,78 @@ def observe(
     found = verdict(steps, meaning, runtime.size_symbol)
     found.diagnostics = diagnostics
     return found
+
+
+def network(layers):
+    """A network of ``layers`` (cells of one class): a container Cell holding them in an
+    ``nn.CellList`` (their Parameters named per layer, as in any network), whose ``construct``
+    calls every layer on the same inputs and returns their outputs; a step's host-side hook
+    runs each layer's own."""
+    from mindspore import nn
+
+    class Network(nn.Cell):
+        def __init__(self, cells):
+            super().__init__()
+            self.layers = nn.CellList(cells)
+
+        def construct(self, *inputs):
+            outs = ()
+            for layer in self.layers:
+                outs = outs + (layer(*inputs),)  # noqa: RUF005 - graph syntax: no starred tuples
+            return outs
+
+        def after_step(self, outs, inputs):
+            return tuple(layer.after_step(o, inputs) for layer, o in zip(self.layers, outs))
+
+    return Network(layers)
+
+
+def observe_network(
+    variant_class, runtime, mode, meaning: str, update=True, seed=0, schedule=None, layers=2
+) -> Observation:
+    """``layers`` instances of ``variant_class`` as the layers of one network (``network``),
+    the network prepared for ``mode`` (its own ``construct`` compiled or captured, the layers'
+    inside it), run over the first size of the schedule; every layer's output and state judged
+    per step as ``observe`` judges one cell's. The observation is the first failing layer's,
+    its detail naming the layer."""
+    import mindspore as ms
+
+    mode.activate()
+    size, count = (schedule or runtime.gate_schedule)[0]
+    try:
+        built = [runtime.build(variant_class, size) for _ in range(layers)]
+        net = network([cell for cell, _ in built])
+        step = mode.prepare(net)
+    except Exception as exc:
+        return Observation(Status.RAISES, detail=f"building the network: {first_line(exc)}")
+    befores = [runtime.observe(params) for _, params in built]
+    steps: list[list[Step]] = [[] for _ in built]
+    histories: list[list] = [[] for _ in built]
+    for i in range(1, count + 1):
+        expected = [runtime.expect(size, seed + i - 1, b, meaning, update) for b in befores]
+        try:
+            tensors = tuple(ms.Tensor(a) for a in expected[0].inputs)
+            outs = run_step(step, net, tensors)
+            outs = [o.asnumpy() for o in outs]
+            afters = [runtime.observe(params) for _, params in built]
+        except Exception as exc:
+            where = f"step {i} ({runtime.size_symbol}={size})"
+            return Observation(Status.RAISES, detail=f"{where}: {first_line(exc)}")
+        for j, (want, before, out, after) in enumerate(zip(expected, befores, outs, afters)):
+            earlier = {
+                k: runtime.expect(size, seed + i - 1, state, BEFORE, update).output
+                for k, state in reversed(histories[j][-HISTORY:])
+            }
+            steps[j].append(judge(runtime, want, before, out, after, size, i, earlier))
+            histories[j].append((i, before))
+        befores = afters
+    found = [verdict(layer_steps, meaning, runtime.size_symbol) for layer_steps in steps]
+    bad = next((j for j, f in enumerate(found) if f.status != Status.WORKS), None)
+    if bad is None:
+        return Observation(Status.WORKS, steps=[asdict(s) for layer in steps for s in layer])
+    worst = found[bad]
+    worst.detail = f"layer {bad + 1} of {layers}: {worst.detail}"
+    return worst
 
 
 # ---- from bench/measured/reproduce.py
