@@ -30,6 +30,7 @@ class ApiDoc:
     note: str = ""
     writes: str = IN_PLACE  # IN_PLACE or REPLACE, as the page says (``says``)
     says: str = ""
+    deprecated: bool = False  # the pages of the release measured mark it deprecated (``note``)
 
     def __post_init__(self):
         if self.writes not in SEMANTICS:
@@ -46,6 +47,7 @@ APIS = {
         "the r2.9/r2.10 pages mark it deprecated",
         writes=IN_PLACE,
         says="Assigns Parameter with a value (the Parameter itself is updated)",
+        deprecated=True,
     ),
     "mindspore.ops.Assign": ApiDoc(
         ("Ascend", "GPU", "CPU"),
@@ -59,6 +61,7 @@ APIS = {
         "the r2.9 pages mark it deprecated",
         writes=IN_PLACE,
         says="Updates a Parameter by adding a value to it",
+        deprecated=True,
     ),
     "mindspore.Tensor.copy_": ApiDoc(
         ("Ascend",),
@@ -79,6 +82,7 @@ APIS = {
         "the newer pages mark it deprecated",
         writes=IN_PLACE,
         says="Adds Tensor updates to specified axis and indices of Tensor var (in place)",
+        deprecated=True,
     ),
     "mindspore.ops.scatter_nd_update": ApiDoc(
         ("Ascend", "GPU", "CPU"),

@@ -149,6 +149,7 @@ class StrategyFile:
             "platforms": list(doc.platforms) if doc else [],
             "doc_url": doc.url if doc else "",
             "doc_note": doc.note if doc else "",
+            "deprecated": doc.deprecated if doc else False,
         }
 
 

@@ -21,7 +21,7 @@ API before a deprecated one.
 
 from __future__ import annotations
 
-import math
+import re
 from dataclasses import dataclass, field
 
 from bench.core.cellstats import EQUIVALENT, FASTER, SLOWER, UNDETERMINED, across, as_fast
@@ -35,6 +35,7 @@ NO_CANDIDATE = f"no API documented for the {PLATFORM} is correct in every shape 
 CANNOT = "cannot be written here"
 WRONG = "silently wrong"  # prefix of an outcome: not correct in a shape the answer must hold in
 FASTEST = "fastest"
+FASTEST_CANDIDATE = "the fastest candidate"
 TIMED = (FASTEST, EQUIVALENT, FASTER, SLOWER, UNDETERMINED)
 
 KINDS = {  # state_kind -> what a user is doing
@@ -55,8 +56,14 @@ def kind_of(work) -> str:
 
 
 def deprecated(facts: dict) -> bool:
-    """Whether the documentation of the release measured marks the strategy's API deprecated."""
-    return bool(facts.get("deprecated")) or "deprecated" in facts.get("doc_note", "")
+    """Whether the documentation of the release measured marks the strategy's API deprecated:
+    the manifest's ``deprecated`` flag (``bench.measured.apis.ApiDoc.deprecated``). A manifest
+    written before the flag existed: its note says so, in a clause without "not" ("the r2.9 pages
+    mark it deprecated" is; "not marked deprecated" is not)."""
+    if "deprecated" in facts:
+        return bool(facts["deprecated"])
+    clauses = re.split(r"[;.]", facts.get("doc_note", "").lower())
+    return any(re.search(r"\bdeprecated\b", c) and not re.search(r"\bnot\b", c) for c in clauses)
 
 
 def simplicity(facts: dict, name: str) -> tuple:
@@ -98,8 +105,8 @@ class Choice:
     why: str
     equivalent: list[str] = field(default_factory=list)
     undetermined: list[str] = field(default_factory=list)
-    p_fastest: float = math.nan
     fastest: str | None = None
+    fastest_by: dict[str, str | None] = field(default_factory=dict)  # workload -> its fastest
     rejected: dict[str, str] = field(default_factory=dict)  # candidate -> why not
     faster: list[str] = field(default_factory=list)  # working non-candidates that add less
     short: str = ""  # why it is not decided, in a few words (README)
@@ -147,7 +154,8 @@ def _pick(names: list[str], outcome: dict[str, str], facts: dict, mode: str, fas
             eq,
             und,
             fastest=fastest,
-            short=f"whether simpler {', '.join(simpler)} cost the same is not known yet",
+            short=f"whether simpler {', '.join(f'`{s}`' for s in simpler)} cost the same is not "
+            "known yet",
         )
     return Choice(
         mode,
@@ -198,18 +206,22 @@ def _least_slower(names: list[str], outcome: dict, facts: dict, mode: str) -> Ch
         False,
         "correct everywhere, but no candidate is as fast as the fastest in every workload; "
         "this one is " + "; ".join(parts),
-        short="slower than the fastest candidate in " + ", ".join(by[SLOWER]),
+        short=f"slower than {FASTEST_CANDIDATE}",  # decide names it and where
     )
 
 
-def outcomes(run: RunData, mode: str) -> dict[str, str]:
-    """{strategy: what it is in this workload and mode}, the one source every page reads:
-    ``cannot be written here``; ``silently wrong: <what> in `<shape>` ``, ``raises …``
-    (not correct in a shape the answer must hold in); else its cost against the fastest
-    *candidate* (correct here and documented for the platform): ``fastest``, ``equivalent``,
-    ``faster``, ``slower``, ``undetermined``, or ``not timed``."""
+def _sets(run: RunData, mode: str) -> tuple[dict[str, str], list[str], list[str]]:
+    """({strategy: why it is not correct here}, the candidates, every correct strategy): a
+    candidate is correct in every in-scope shape and documented for the platform."""
+    key = ("sets", mode)
+    if key not in run.memo:
+        run.memo[key] = _find_sets(run, mode)
+    out, names, correct = run.memo[key]
+    return dict(out), list(names), list(correct)
+
+
+def _find_sets(run: RunData, mode: str) -> tuple[dict[str, str], list[str], list[str]]:
     facts = run.manifest.strategies
-    m = run.analysis.get(mode)
     out, names, correct = {}, [], []
     for s in sorted(facts):
         failing = scope_failures(run, s, mode)
@@ -223,11 +235,39 @@ def outcomes(run: RunData, mode: str) -> dict[str, str]:
             correct.append(s)
             if PLATFORM in facts[s].get("platforms", []):
                 names.append(s)
+    return out, names, correct
+
+
+def outcomes(run: RunData, mode: str) -> dict[str, str]:
+    """{strategy: what it is in this workload and mode}, the one source every page reads:
+    ``cannot be written here``; ``silently wrong: <what> in `<shape>` ``, ``raises …``
+    (not correct in a shape the answer must hold in); else its cost against the fastest
+    *candidate* (correct here and documented for the platform): ``fastest``, ``equivalent``,
+    ``faster``, ``slower``, ``undetermined``, or ``not timed``."""
+    key = ("outcomes", mode)
+    if key in run.memo:
+        return dict(run.memo[key])
+    m = run.analysis.get(mode)
+    out, names, correct = _sets(run, mode)
     standings = m.rank(names, others=correct) if m else {}
     for s in correct:
         st = standings.get(s)
         out[s] = NOT_TIMED if st is None else FASTEST if st.reference else st.outcome
-    return out
+    run.memo[key] = out
+    return dict(out)
+
+
+def p_fastest(run: RunData, mode: str) -> dict[str, float]:
+    """{candidate: P(it is the fastest)} over the candidates ``outcomes`` picks the fastest from
+    (``ModeAnalysis.p_fastest_of`` of that set: the same score, the same set; a strategy that is
+    not a candidate has none). NaN where no probability can be stated (a cell without a spread)."""
+    m = run.analysis.get(mode)
+    if not m:
+        return {}
+    key = ("p_fastest", mode)
+    if key not in run.memo:
+        run.memo[key] = m.p_fastest_of(_sets(run, mode)[1])
+    return dict(run.memo[key])
 
 
 def _combined(found: dict[str, str]) -> str:
@@ -283,6 +323,15 @@ def decide(
         }
         choice = _least_slower(pool, as_eq, facts, mode)
     choice.fastest = ", ".join(sorted({f for f in fastest.values() if f})) or None
+    choice.fastest_by = fastest
+    if choice.strategy and not choice.decided:  # name the fastest it is not told apart from
+        mine = found[choice.strategy]
+        worst = SLOWER if SLOWER in mine.values() else UNDETERMINED
+        named = ", ".join(
+            f"`{fastest[w]}` in {w}" for w, o in mine.items() if o == worst and fastest.get(w)
+        )
+        if named:
+            choice.short = choice.short.replace(FASTEST_CANDIDATE, f"{FASTEST_CANDIDATE} ({named})")
     choice.rejected = {s: "deprecated" for s in correct if s not in pool}
     if choice.strategy and deprecated(facts.get(choice.strategy, {})):
         choice.why += "; its API is deprecated, but no current API is correct here"
@@ -314,6 +363,4 @@ def workload_choice(run: RunData, mode: str) -> Choice:
     so a page's answer follows the same rules as the answer per kind."""
     said = outcomes(run, mode)
     table = {s: {run.workload: o} for s, o in said.items()}
-    # no P(fastest) here: ModeAnalysis computes it over every working strategy, including ones
-    # that are wrong in other shapes, so beside "fastest candidate" it would contradict the page
     return decide(table, run.manifest.strategies, [run.workload], mode)

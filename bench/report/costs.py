@@ -13,17 +13,9 @@ import pandas as pd
 from bench.core.bandwidth import floor_seconds
 from bench.core.schema import Status
 from bench.measured.modes import MODES, label
-from bench.report import answer, fmt
+from bench.report import answer, fmt, phrases
 from bench.report.load import RunData
 from bench.report.phrases import NOT_TIMED, QUEUE_DRAIN
-
-
-def _added(cell, distribution: bool) -> str:
-    if distribution:
-        q1, q2, q3 = cell.added_quartiles()
-        return f"{fmt.signed(q2)} (quartiles {fmt.signed(q1)} … {fmt.signed(q3)})"
-    e = cell.estimate
-    return fmt.signed(e.added_s, *e.added_interval)
 
 
 def per_mode(run: RunData) -> list[str]:
@@ -54,7 +46,7 @@ def per_mode(run: RunData) -> list[str]:
                 elif c.twin_invalid:
                     line.append(f"twin invalid (whole step {fmt.duration(c.step_s)})")
                 else:
-                    line.append(_added(c, dist) + f"; ×{c.estimate.ratio:.2f}")
+                    line.append(phrases.cell_cost(c, mode, why=False))
             table.append(line)
         head = [
             "strategy (shape)",
@@ -62,19 +54,24 @@ def per_mode(run: RunData) -> list[str]:
             *(f"{run.symbol}={n}" for n in sizes),
         ]
         note = (
-            "median per-round added time and its quartiles (PYNATIVE as users run it is a "
-            "distribution of queue drains, not a number)"
+            "Added time per step [95 % interval] (its ratio to the twin's step), and the "
+            f"{phrases.ROUNDS_QUARTILES} where a cell has {phrases.QUARTILE_ROUNDS} rounds or more "
+            "(PYNATIVE as users run it is a distribution of queue drains, not a number)."
             if dist
-            else "added time per step [95 % interval]; ratio to the twin's step"
+            else "Added time per step [95 % interval] (its ratio to the twin's step)."
         )
         caveat = [f"*Caveat*: {QUEUE_DRAIN}.", ""] if dist else []
+        faster = any(phrases.FASTER_THAN_WITHOUT in x for row in table for x in row)
+        why = [f"*{phrases.FASTER_THAN_WITHOUT}*: {phrases.WHY_FASTER}.", ""] if faster else []
         out += [
             f"### {label(mode)}",
             "",
-            f"{note.capitalize()}.",
+            note,
             "",
             *caveat,
+            *biased_note(run, mode),
             *fmt.table(head, table),
+            *why,
         ]
     return out
 
@@ -107,10 +104,68 @@ def twins(run: RunData) -> list[str]:
     ]
 
 
+AA_TARGET = 0.90  # issue 27: at least 90 % of the A/A intervals should contain 1
+
+
+def contains_one(intervals) -> tuple[int, int]:
+    """(how many of the ratio ``intervals`` contain 1, how many there are): an A/A cell's true
+    ratio is 1, so about 95 % of their 95 % intervals should contain it. An interval that is
+    not finite counts as not containing it."""
+    intervals = list(intervals)
+    inside = sum(
+        bool(math.isfinite(lo) and math.isfinite(hi) and lo <= 1.0 <= hi) for lo, hi in intervals
+    )
+    return inside, len(intervals)
+
+
+def aa_coverage(run: RunData) -> dict[str, tuple[int, int]]:
+    """{mode: (A/A 95 % intervals containing 1, A/A cells)} of the modes with A/A cells."""
+    out = {}
+    for mode in run.modes:
+        m = run.analysis.get(mode)
+        cells = [c for c in m.of_role("aa") if c.status == Status.WORKS.value] if m else []
+        if cells:
+            out[mode] = contains_one(c.estimate.ratio_interval for c in cells)
+    return out
+
+
+def spread(run: RunData, mode: str) -> str:
+    """The mode's between-process variance as a user reads it: τ (Paule–Mandel) with Cochran's
+    Q and its p, or "not estimable" where no cell was timed in two processes (never "0.0 %")."""
+    m = run.analysis.get(mode)
+    het = m.heterogeneity if m else None
+    if het is None or not het.df:
+        return "not estimable (no cell was timed in two processes)"
+    return het.describe()
+
+
+def undetermined_sizes(run: RunData, mode: str) -> list[int]:
+    """The sizes whose A/A interval lies wholly outside ±margin: every decision of the mode at
+    them is undetermined (``analysis.ModeAnalysis.aa_flagged``)."""
+    m = run.analysis.get(mode)
+    return m.aa_flagged() if m else []
+
+
+def biased_note(run: RunData, mode: str) -> list[str]:
+    """Where a bias turns decisions undetermined, said where they are shown."""
+    sizes = undetermined_sizes(run, mode)
+    if not sizes:
+        return []
+    at = ", ".join(f"{run.symbol}={n}" for n in sizes)
+    return [
+        f"*At {at} the A/A interval (the base twin against a copy of itself) lies wholly "
+        "outside ± the margin: every decision of this mode at "
+        f"{'that size' if len(sizes) == 1 else 'those sizes'} is undetermined.*",
+        "",
+    ]
+
+
 def calibration(run: RunData) -> list[str]:
-    """The A/A cells: the base twin against a second instance of itself, per mode and size."""
+    """The A/A cells: the base twin against a second instance of itself, per mode and size, how
+    many intervals contain 1, the sizes a bias makes undetermined, the between-process spread."""
     rows = []
     sizes = sorted({n for m in run.analysis.values() for n in m.aa})
+    coverage = aa_coverage(run)
     for mode in run.modes:
         m = run.analysis.get(mode)
         if not m or not m.aa:
@@ -119,20 +174,32 @@ def calibration(run: RunData) -> list[str]:
         for n in sizes:
             e = m.aa.get(n)
             cells.append(fmt.ratio(e.ratio, *e.ratio_interval) if e else "–")
+        flagged = undetermined_sizes(run, mode)
         flag = (
-            f"flagged at {run.symbol}={', '.join(map(str, m.aa_flagged()))}"
-            if m.aa_flagged()
-            else "within the margin"
+            f"decisions undetermined at {', '.join(f'{run.symbol}={n}' for n in flagged)}"
+            if flagged
+            else "no size beyond the margin"
         )
-        rows.append([label(mode), *cells, flag, f"{math.sqrt(m.tau2) * 100:.1f} %"])
+        inside, total = coverage.get(mode, (0, 0))
+        rows.append([label(mode), *cells, f"{inside}/{total}", flag, spread(run, mode)])
     if not rows:
         return []
-    head = ["mode", *(f"{run.symbol}={n}" for n in sizes), "A/A bias", "between-process spread"]
+    head = [
+        "mode",
+        *(f"{run.symbol}={n}" for n in sizes),
+        "intervals containing 1",
+        "A/A bias",
+        "between-process spread",
+    ]
     return [
-        "The twin timed against a second instance of itself, handled exactly like a strategy "
-        f"(ratio [95 % interval]; 1 = no bias). A bias beyond {run.margin.rel:.0%} flags the "
-        "mode's costs. The between-process spread is the mode's pooled standard deviation of a "
-        "process's value around the cell's (it widens every interval).",
+        "The base twin timed against a second instance of itself, handled exactly like a "
+        "strategy (ratio [95 % interval]; 1 = no bias): about 95 % of these intervals should "
+        f"contain 1 (target: at least {AA_TARGET:.0%}). A size whose A/A interval lies wholly "
+        f"outside ± the margin ({run.margin.describe()}) turns every decision of the mode at that "
+        "size undetermined. The between-process spread is the mode's between-process standard "
+        "deviation τ of a process's value around the cell's (Paule–Mandel over every cell timed "
+        "in two processes, with Cochran's Q and its p: a small p means processes disagree more "
+        "than their rounds explain); it widens every interval.",
         "",
         *fmt.table(head, rows),
     ]

@@ -30,7 +30,7 @@ VERDICT_COLUMNS = (
 ).split()
 LATER_CHECKS = ("second_instance", "third_instance", "network")  # bench.run.gate.check records
 CELL_COLUMNS = (
-    "workload strategy shape mode size role control status processes rounds step_s "
+    "workload strategy shape mode size role control twin_valid status processes rounds step_s "
     "control_step_s ratio ratio_low ratio_high halfwidth added_s added_low_s added_high_s "
     "added_q1_s added_q3_s first_call_s"
 ).split()
@@ -50,6 +50,7 @@ class RunData:
     screen: pd.DataFrame = field(default_factory=pd.DataFrame)
     load: dict = field(default_factory=dict)
     problems: list = field(default_factory=list)
+    memo: dict = field(default_factory=dict, repr=False, compare=False)  # derived, per run
 
     @property
     def plan(self) -> dict:
@@ -123,7 +124,13 @@ def _verdict_frame(final) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
 
 
+ADDED = ("added_s", "added_low_s", "added_high_s", "added_q1_s", "added_q3_s")
+
+
 def _cell_frame(workload: str, found: dict) -> pd.DataFrame:
+    """One row per timed cell (``results.csv``). Against an invalid twin (``twin_valid`` False:
+    ``analysis.check_twins``) the added time is blank: it is not shown anywhere; the whole step
+    and the ratio stay."""
     rows = []
     for m in found.values():
         for c in m.cells.values():
@@ -131,6 +138,8 @@ def _cell_frame(workload: str, found: dict) -> pd.DataFrame:
             low, high = e.ratio_interval
             alow, ahigh = e.added_interval
             q1, _, q3 = c.added_quartiles()
+            if c.twin_invalid:
+                alow = ahigh = q1 = q3 = math.nan
             rows.append(
                 {
                     "workload": workload,
@@ -140,6 +149,7 @@ def _cell_frame(workload: str, found: dict) -> pd.DataFrame:
                     "size": c.id.size,
                     "role": c.role,
                     "control": c.control,
+                    "twin_valid": not c.twin_invalid,
                     "status": c.status,
                     "processes": c.processes,
                     "rounds": c.rounds,
@@ -149,7 +159,7 @@ def _cell_frame(workload: str, found: dict) -> pd.DataFrame:
                     "ratio_low": low,
                     "ratio_high": high,
                     "halfwidth": e.halfwidth,
-                    "added_s": e.added_s,
+                    "added_s": math.nan if c.twin_invalid else e.added_s,
                     "added_low_s": alow,
                     "added_high_s": ahigh,
                     "added_q1_s": q1,

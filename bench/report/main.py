@@ -20,6 +20,7 @@ from bench.core.args import OneLineParser, UsageError
 from bench.core.io import write_text_atomic
 from bench.core.schema import SchemaError
 from bench.measured import workloads
+from bench.measured.modes import MODES
 from bench.report import (
     answer,
     instances,
@@ -64,17 +65,44 @@ def _rel(path: Path, here: Path) -> str:
     return Path(os.path.relpath(path, here)).as_posix()
 
 
-def write(run_dir: Path, results: Path, plots_dir: Path | None, publish: bool) -> Path:
-    """One workload's report; returns the folder it went to."""
+def kind_answers(run, results: Path, others: dict | None = None, publish: bool = True):
+    """The answer of ``run``'s kind of state its pages lead with: decided over ``run`` and the
+    reference runs of the other workloads of that kind (``others``, or read from the results
+    folder ``results`` belongs to), as README and results/summary.md decide it."""
+    kind = answer.kind_of(run.work)
+    if others is None:
+        others = overview.reference_runs(Path(results).parent)
+    mine = {w: r for w, r in others.items() if answer.kind_of(r.work) == kind}
+    mine[run.workload] = run
+    mine = {w: mine[w] for w in workloads.WORKLOADS if w in mine}
+    choices = {m: answer.kind_answer(mine, kind, m)[0] for m in run.modes}
+    here = results if publish else Path(run.run_dir) / "report"
+    page = _rel(Path(results).parent / "summary.md", here)
+    shown = [m for m in run.modes if m in MODES and not MODES[m].diagnostic]  # README's modes
+    code = {m: f"{page}#{readme.anchor(kind, m)}" for m in shown} if publish else {}
+    return summary.KindAnswers(kind, tuple(mine), choices, code)
+
+
+def picks(kind) -> dict:
+    """{mode: the strategy a workload's plots mark as the answer}: its kind's answer, as README
+    and every page give it."""
+    return {m: c.strategy for m, c in kind.choices.items()}
+
+
+def write(
+    run_dir: Path, results: Path, plots_dir: Path | None, publish: bool, others: dict | None = None
+) -> Path:
+    """One workload's report; returns the folder it went to. ``others``: {workload: RunData} of
+    the reference runs (read from the results folder when not given)."""
     run = load.load(run_dir)
+    kind = kind_answers(run, results, others, publish)
     here = results if publish else Path(run.run_dir) / "report"
     plots_dir = (plots_dir or paths.plots_dir(run.workload)) if publish else here / "plots"
     write_text_atomic(here / "results.csv", run.cells.to_csv(index=False))
     verdicts = run.verdicts.drop(columns=["dims"])
     write_text_atomic(here / "verdicts.csv", verdicts.to_csv(index=False))
     links = repro.write(run, overview.repro_rows(run), here / "repros")
-    picks = {m: answer.workload_choice(run, m).strategy for m in run.modes}
-    images = plots.write_all(run, plots_dir, picks)
+    images = plots.write_all(run, plots_dir, picks(kind))
     write_text_atomic(here / "shapes.md", shapes_page.shapes_page(run, links))
     title = f"Updating a MindSpore Parameter: {run.work.title}"
     pages = {
@@ -84,7 +112,7 @@ def write(run_dir: Path, results: Path, plots_dir: Path | None, publish: bool) -
     }
     if not publish:
         pages = {"Every code shape": "shapes.md"}
-    text = summary.render(run, title, [_rel(p, here) for p in images], links, pages)
+    text = summary.render(run, title, [_rel(p, here) for p in images], links, pages, kind)
     write_text_atomic(here / "summary.md", text)
     return here
 
@@ -144,8 +172,12 @@ def main(argv=None) -> int:
         return 2
     publish = args.publish or args.all
     try:
+        others = None
+        if args.all and jobs:  # every reference once, for the kinds' answers
+            others = overview.reference_runs(jobs[0][1].parent)
         for run_dir, results in jobs:
-            here = write(run_dir, results, None if args.all else args.plots_dir, publish)
+            plots_dir = None if args.all else args.plots_dir
+            here = write(run_dir, results, plots_dir, publish, others)
             print(f"report: wrote {here / 'summary.md'} (with shapes.md, CSVs, plots, repros)")
         if publish:
             root = jobs[0][1].parent if jobs else paths.RESULTS_DIR

@@ -11,7 +11,7 @@ from bench.core.schema import KINDS, NETWORK_ONLY, SECOND_ONLY, THIRD_ONLY, Stat
 from bench.measured import workloads
 from bench.measured.apis import PLATFORM
 from bench.measured.modes import MODES, label
-from bench.report import answer, findings, fmt, readme, words
+from bench.report import answer, costs, findings, fmt, readme, words
 from bench.report.load import RunData, load
 
 
@@ -36,18 +36,24 @@ def summary_page(runs: dict[str, RunData], links: dict[str, str]) -> str:
     out = [
         "# Updating a MindSpore Parameter inside `construct`: what to write in each mode",
         "",
-        f"The problem: {words.ORIGINAL_REPORT}. This suite writes every way to update a "
-        "Parameter in every code shape users write, checks each one in every execution mode "
-        "against what its code means, and times the correct ones against the same step "
+        f"The problem (the original report): {words.ORIGINAL_REPORT}. This suite writes every "
+        "way to update a Parameter in every *code shape* users write (where the write sits, "
+        "how the state is read), checks each one in every execution mode against what its code "
+        "means, and times the correct ones against each other and against the same step "
         "without the write.",
         "",
         "## The answer",
         "",
         "Per kind of state, the simplest *candidate* (an API documented for the "
         f"{PLATFORM}, not deprecated when a current one is correct, that computes what its "
-        "code means in every code shape of every workload of that kind) whose cost per step is "
-        "as low as the fastest candidate's, within the margin, in every one of them. Each "
-        "snippet is run as printed by the tests (tests/ms/test_snippets.py).",
+        "code means in every code shape of every workload of that kind) whose whole step is "
+        "*equivalent* to the *fastest candidate*'s (the candidate with the lowest step) in every "
+        "one of them: the 95 % interval of the difference lies within ± the *margin* (the larger "
+        "of a share of the candidate's step and 5 µs); *undetermined* where it straddles the "
+        "margin (more rounds would tell). What it adds is its step minus its *no-update twin*'s "
+        "(the same code without the write). *P(fastest)*: the probability that a candidate has "
+        "the lowest step, over the same candidates. Each snippet is run as printed by the tests "
+        "(tests/ms/test_snippets.py).",
         "",
         *readme.answers_block(runs, readme.kind_answers(runs), results=""),
         "",
@@ -62,14 +68,59 @@ def summary_page(runs: dict[str, RunData], links: dict[str, str]) -> str:
         "## What each candidate does in each workload",
         "",
         *_candidates(runs),
+        *_calibration(runs),
         "## Per workload",
         "",
         *(f"- [{workloads.get(w).title}]({p})" for w, p in links.items()),
         "",
         *_provenance(runs),
     ]
-    text = "\n".join(out)
-    return text + "\n## Glossary\n\n" + "\n".join(words.glossary(text)) + "\n"
+    text = words.link_first("\n".join(out))
+    sizes = words.size_terms(r.work for r in runs.values())
+    return text + "\n## Glossary\n\n" + "\n".join(words.glossary(text, sizes)) + "\n"
+
+
+def _calibration(runs) -> list[str]:
+    """Per mode: how many A/A 95 % intervals contain 1 (all workloads, then each), the sizes a
+    bias makes undetermined, and each workload's between-process spread (τ, Cochran's Q, p)."""
+    cover, spread = [], []
+    for mode in _modes(runs):
+        mine = {w: r for w, r in runs.items() if mode in r.modes}
+        found = {w: costs.aa_coverage(r).get(mode, (0, 0)) for w, r in mine.items()}
+        inside, total = (sum(x[i] for x in found.values()) for i in (0, 1))
+        share = f"{inside}/{total} ({inside / total:.0%})" if total else "no A/A cell"
+        cells = []
+        for w, r in runs.items():
+            if w not in mine:
+                cells.append("–")
+                continue
+            cell = f"{found[w][0]}/{found[w][1]}"
+            sizes = costs.undetermined_sizes(r, mode)
+            if sizes:
+                at = ", ".join(f"{r.symbol}={n}" for n in sizes)
+                cell += f"; decisions undetermined at {at}"
+            cells.append(cell)
+        cover.append([label(mode), share, *cells])
+        spread.append(
+            [label(mode), *(costs.spread(r, mode) if w in mine else "–" for w, r in runs.items())]
+        )
+    names = list(runs)
+    return [
+        "## How far the timings can be trusted",
+        "",
+        "*A/A* cells time the base twin against a second copy of itself, so their true ratio is "
+        "1: about 95 % of their 95 % intervals should contain it (target: at least "
+        f"{costs.AA_TARGET:.0%}). A size whose A/A interval lies wholly outside ± the margin "
+        "turns every decision of that mode at that size undetermined.",
+        "",
+        *fmt.table(["mode", "A/A intervals containing 1, all workloads", *names], cover),
+        "The spread between processes, per mode and workload: τ, the between-process standard "
+        "deviation of a process's value around its cell's (Paule–Mandel, over every cell timed "
+        "in two processes), with Cochran's Q and its p (a small p: processes disagree more than "
+        "their rounds explain); every interval is widened by it.",
+        "",
+        *fmt.table(["mode", *names], spread),
+    ]
 
 
 def _kinds(runs) -> list[str]:
@@ -135,7 +186,7 @@ def _candidates(runs) -> list[str]:
     return [
         "Each strategy in each workload: where it is correct in every shape the answer must hold "
         "in, its cost against that workload's fastest candidate (*fastest*, *equivalent*, "
-        "*faster*, *slower* or *undetermined*, by the margin below; strategies that are not "
+        "*faster*, *slower* or *undetermined*, by the margin; strategies that are not "
         "candidates are compared too, so a faster undocumented API shows), otherwise the first "
         "shape where it is not correct:",
         "",

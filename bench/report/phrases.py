@@ -1,10 +1,26 @@
 """How the answer reads: the code a user writes for a strategy in a workload, and what it adds
-as a user reads it."""
+as a user reads it (the one phrasing module: every page, table and README block says a cost
+through ``cost`` / ``cell_cost`` / ``cost_phrase``; ``tests/unit/test_phrasing.py`` holds their
+table).
+
+- An interval that contains 0: "no detectable cost (95 % bound +x µs)": the upper end is the
+  most the write can cost at this precision; never a bare "not measurable".
+- An interval above 0: the added time with its interval.
+- An interval below 0: "faster than the same step without the write", with its interval and why
+  that can happen (``WHY_FASTER``): the no-update twin is a different program, not the same one
+  minus a free operation.
+- Quartiles of the per-round added time only from ``QUARTILE_ROUNDS`` rounds or more: with fewer,
+  a quartile is one or two rounds, not a spread.
+"""
 
 from __future__ import annotations
 
 import ast
+import importlib
+import io
 import math
+import textwrap
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,7 +30,16 @@ from bench.report import fmt
 from bench.report.load import RunData
 
 NOT_TIMED = "not timed"
-NO_COST = "no detectable cost"  # the 95 % interval lies within the margin
+NOT_MEASURED = "not measured"
+NO_COST = "no detectable cost"  # the 95 % interval of the added time contains 0
+FASTER_THAN_WITHOUT = "faster than the same step without the write"
+WHY_FASTER = (
+    "possible because the twin is another program: the write changes what later steps compute "
+    "(a clip limit that grows clips fewer elements) or how the compiler lays out the step"
+)
+TWIN_INVALID = f"{NOT_MEASURED} (its twin is invalid in this mode)"
+ROUNDS_QUARTILES = "rounds' quartiles"
+QUARTILE_ROUNDS = 20  # 20 rounds leave 5 beyond each quartile
 QUEUE_DRAIN = (
     "PYNATIVE_MODE on this 2-vCPU machine: ops such as assign, assign_add, stop_gradient and "
     "set_data make the eager queue drain, and one drain (a scheduler slice of ~4 ms) dominates a "
@@ -55,16 +80,36 @@ def code_for(run: RunData, strategy: str, shape: str = "") -> str:
     return text
 
 
+# What a kind's construct lines are given, named as the workload's code names them (the snippet
+# test's templates provide exactly these and nothing else).
+GIVEN = {
+    "small": "once the new value `{value}` is computed",
+    "rows": "given the new row `row` (B, H, 1, D) and its position `t` (int32, shape (1,))",
+    "elementwise": "for each EMA Parameter `{param}` and its new value `{value}`",
+}
+# A full rewrite of the cache (a strategy without ``write_row``) first computes the new cache from
+# the row, as the kvcache workload's ``full`` shape does (its ``full_row_mask`` inlined).
+NEW_CACHE = (
+    "at_t = ops.equal(ops.arange(self.cache.shape[2]).astype(t.dtype), t).reshape((1, 1, -1, 1))",
+    "new = ops.where(at_t, row, self.cache)",
+)
+HOST = "net"  # how a host-side snippet names the Cell
+
+
 @dataclass(frozen=True)
 class Snippet:
     """Paste-ready code of one strategy in one workload, from its strategy file: the imports,
-    the lines of ``__init__`` and the lines of ``construct`` (names as the workload's code uses
-    them). Printed by ``markdown`` and run verbatim by ``tests/ms/test_snippets.py``."""
+    the lines of ``__init__``, the lines of ``construct`` (names as the workload's code uses
+    them) and, for a host-side update, the lines that run on the host after each step. Printed
+    by ``markdown`` and run verbatim by ``tests/ms/test_snippets.py``."""
 
     imports: tuple[str, ...]
     init: tuple[str, ...]
     construct: tuple[str, ...]
     vector: str = ""  # the Parameter the write needs stored as a 1-element vector, not 0-d
+    given: str = "once the new value is computed"  # what the construct lines are given
+    host: tuple[str, ...] = ()  # after each step, on the host (``HOST`` is the Cell)
+    call: str = ""  # how a step is called, for the host lines: ``out = net(x)``
 
     def markdown(self, indent: str = "") -> list[str]:
         body = [*self.imports, ""] if self.imports else []
@@ -76,27 +121,126 @@ class Snippet:
             ]
         if self.init:
             body += ["# in __init__, after super().__init__():", *self.init, ""]
-        body += ["# in construct, once the new value is computed:", *self.construct]
+        if self.construct:
+            body += [f"# in construct, {self.given}:", *self.construct]
+        else:
+            body += ["# in construct: no write (the host writes after each step)"]
+        if self.host:
+            body += ["", f"# after each step, on the host ({HOST}: the Cell; {self.call}):"]
+            body += list(self.host)
         return [f"{indent}```python", *(f"{indent}{x}" if x else "" for x in body), f"{indent}```"]
 
 
+def _imports(tree, used: set[str] | None = None) -> tuple[list[str], dict[str, object]]:
+    """The file's imports a user can paste, and {name: value} of the constants it imports from
+    the suite (inlined: a snippet imports nothing from ``bench``); a suite name that is not a
+    constant maps to None. Only the suite modules of names in ``used`` are imported (the rest,
+    e.g. ``bench.strategy``, would import MindSpore)."""
+    plain, suite = [], {}
+    for n in tree.body:
+        if not isinstance(n, (ast.Import, ast.ImportFrom)):
+            continue
+        if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("bench"):
+            for a in n.names:
+                name = a.asname or a.name
+                if used is not None and name not in used:
+                    continue
+                try:
+                    value = getattr(importlib.import_module(n.module), a.name, None)
+                except ImportError:
+                    value = None
+                ok = isinstance(value, (int, float, str)) and not isinstance(value, bool)
+                suite[name] = value if ok else None
+            continue
+        plain.append(ast.unparse(n))
+    return plain, suite
+
+
+def _rename(source: str, mapping: dict[str, str]) -> str:
+    """``source`` with every name (not an attribute) in ``mapping`` replaced, comments kept."""
+    lines = source.splitlines(keepends=True)
+    tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    for prev, tok in reversed(list(zip([None, *tokens], tokens))):
+        if tok.type != tokenize.NAME or tok.string not in mapping:
+            continue
+        if prev is not None and prev.type == tokenize.OP and prev.string == ".":
+            continue
+        (row, col), (_, end) = tok.start, tok.end
+        lines[row - 1] = lines[row - 1][:col] + mapping[tok.string] + lines[row - 1][end:]
+    return "".join(lines)
+
+
+def _body(source: str, fn: ast.FunctionDef, mapping: dict[str, str]) -> list[str]:
+    """A method's body lines as written (comments kept), without a final ``return <first
+    argument>``, names renamed."""
+    body = list(fn.body)
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]  # the docstring
+    args = [a.arg for a in fn.args.args]
+    last = body[-1] if body else None
+    if (
+        isinstance(last, ast.Return)
+        and isinstance(last.value, ast.Name)
+        and args[1:2] == [last.value.id]
+    ):
+        body = body[:-1]
+    if not body:
+        return []
+    lines = source.splitlines()[body[0].lineno - 1 : body[-1].end_lineno]
+    return _rename(textwrap.dedent("\n".join(lines)), mapping).splitlines()
+
+
+def _host_snippet(run: RunData, tree, source: str) -> Snippet | None:
+    """A host-side update's snippet: its ``__init__`` lines, no write in construct, and its
+    ``after_step`` lines as the host runs them (``self`` is the Cell, ``HOST``); None when it
+    overrides construct with a forward of its own or needs more of the suite than a constant."""
+    methods = {
+        n.name: n
+        for c in tree.body
+        if isinstance(c, ast.ClassDef)
+        for n in c.body
+        if isinstance(n, ast.FunctionDef)
+    }
+    step = methods.get("after_step")
+    if step is None:
+        return None
+    construct = methods.get("construct")
+    if construct is not None and _body(source, construct, {}):
+        return None  # a forward of its own: not a write a user adds to their construct
+    raw = _body(source, step, {})
+    plain, suite = _imports(tree, _names("\n".join(raw), []))
+    mapping = {"self": HOST, **{k: repr(v) for k, v in suite.items() if v is not None}}
+    host = _body(source, step, mapping)
+    init = [
+        x
+        for x in (_body(source, methods["__init__"], mapping) if "__init__" in methods else [])
+        if "super().__init__" not in x
+    ]
+    used = _names("\n".join(host), init)
+    if any(k in used for k, v in suite.items() if v is None):
+        return None
+    out, *inputs = [a.arg for a in step.args.args[1:]] or ["out"]
+    x = inputs[0] if inputs else "x"
+    call = f"{out} = {HOST}({x})" if x == "x" else f"{out} = {HOST}(*{x})"
+    imports = tuple(i for i in plain if any(_bound(i, name) for name in used))
+    return Snippet(imports, tuple(init), (), host=tuple(host), call=call)
+
+
 def snippet(run: RunData, strategy: str, shape: str = "", root: Path = STRATEGIES_DIR):
-    """The strategy's ``Snippet`` in this workload, or None when it has no code a user pastes
-    (a custom strategy, a host-side update: the pages describe it in words)."""
+    """The strategy's ``Snippet`` in this workload, or None when it has no code a user can paste
+    (tests/ms/test_snippets.py fails on an answer printed without one)."""
     facts = run.manifest.strategies.get(strategy, {})
     path = root / f"{strategy}.py"
-    if facts.get("custom") or not path.exists():
+    if not path.exists():
         return None
+    source = path.read_text()
+    tree = ast.parse(source)
+    if facts.get("custom"):
+        return _host_snippet(run, tree, source)
     code = code_for(run, strategy, shape)
     if code == facts.get("description", ""):
         return None
-    tree = ast.parse(path.read_text())
-    imports = tuple(
-        ast.unparse(n)
-        for n in tree.body
-        if isinstance(n, (ast.Import, ast.ImportFrom))
-        and not (isinstance(n, ast.ImportFrom) and (n.module or "").startswith("bench"))
-    )
+    plain, _ = _imports(tree, set())
     init: list[str] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef) and node.name == "__init__":
@@ -106,12 +250,19 @@ def snippet(run: RunData, strategy: str, shape: str = "", root: Path = STRATEGIE
                 if "super().__init__" not in ast.unparse(x)
                 and not (isinstance(x, ast.Expr) and isinstance(x.value, ast.Constant))
             ]
-    used = [i for i in imports if any(_bound(i, name) for name in _names(code, init))]
-    small = getattr(run.work, "state_kind", "") == "small"
+    kind = getattr(run.work, "state_kind", "")
+    lines = code.splitlines()
+    if kind == "rows" and "write_row" not in facts.get("code", {}):
+        lines = [*NEW_CACHE, *lines]  # a full rewrite: the new cache from the row first
+        plain = [*plain, "from mindspore import ops"]
+    used = _names("\n".join(lines), init)
+    imports = tuple(dict.fromkeys(i for i in plain if any(_bound(i, n) for n in used)))
     vector = ""
-    if small and facts.get("layout") == "vector":
+    if kind == "small" and facts.get("layout") == "vector":
         vector = run.work.code_names.get("write", ("the Parameter",))[0]
-    return Snippet(tuple(used), tuple(init), tuple(code.splitlines()), vector)
+    param, value = run.work.code_names.get("write", ("the Parameter", "the new value"))
+    given = GIVEN.get(kind, "once the new value is computed").format(param=param, value=value)
+    return Snippet(imports, tuple(init), tuple(lines), vector, given)
 
 
 def _names(code: str, init: list[str]) -> set[str]:
@@ -126,53 +277,76 @@ def _bound(statement: str, name: str) -> bool:
     return any((a.asname or a.name).split(".")[0] == name for a in node.names)
 
 
+def cost(
+    added_s: float, low_s: float, high_s: float, ratio: float = math.nan, why: bool = True
+) -> str:
+    """The added time per step of a write, with its 95 % interval, as a sentence fragment:
+
+    - an interval that contains 0: "no detectable cost (95 % bound +x)", the bound being the most
+      the write can cost at this precision (never a bare "not measurable");
+    - an interval above 0: the added time with its interval (and ``ratio`` to the twin's step);
+    - an interval below 0: "faster than the same step without the write", with its interval and
+      (``why``) why that can happen (``WHY_FASTER``)."""
+    if not math.isfinite(added_s):
+        return NOT_MEASURED
+    rel = f" ({relative(ratio)})" if math.isfinite(ratio) else ""
+    if not (math.isfinite(low_s) and math.isfinite(high_s)):
+        return f"{fmt.signed(added_s)} a step{rel} (no interval: too few rounds to have one)"
+    if low_s <= 0 <= high_s:
+        return f"{NO_COST} (95 % bound {fmt.signed(high_s)})"
+    if low_s > 0:
+        return f"{fmt.signed(added_s, low_s, high_s)} a step{rel}"
+    because = f" ({WHY_FASTER})" if why else ""
+    return f"{FASTER_THAN_WITHOUT}: {fmt.signed(added_s, low_s, high_s)} a step{rel}{because}"
+
+
+def quartiles(q1_s: float, q2_s: float, q3_s: float, rounds: int) -> str:
+    """The per-round added time's quartiles, or "" below ``QUARTILE_ROUNDS`` rounds (with fewer,
+    a quartile is one or two rounds, not a spread)."""
+    if rounds < QUARTILE_ROUNDS or not all(map(math.isfinite, (q1_s, q2_s, q3_s))):
+        return ""
+    return (
+        f"{ROUNDS_QUARTILES} {fmt.signed(q1_s)} … {fmt.signed(q3_s)} "
+        f"(median {fmt.signed(q2_s)}, {rounds} rounds)"
+    )
+
+
+def distribution(mode: str) -> bool:
+    """Whether a mode's step times are a distribution (PYNATIVE as users run it: queue drains),
+    so its pages show the rounds' quartiles beside the interval."""
+    return mode in MODES and MODES[mode].distribution
+
+
+def cell_cost(cell, mode: str, why: bool = True) -> str:
+    """What one timed cell's write adds (``cost``), and in a distribution mode the rounds'
+    quartiles when there are enough rounds (``quartiles``); nothing against an invalid twin."""
+    if cell.twin_invalid:
+        return TWIN_INVALID
+    e = cell.estimate
+    text = cost(e.added_s, *e.added_interval, ratio=e.ratio, why=why)
+    if distribution(mode):
+        spread = quartiles(*cell.added_quartiles(), cell.rounds)
+        if spread:
+            text += f"; {spread}"
+    return text
+
+
 def cost_phrase(run: RunData, mode: str, strategy: str, ends: bool = False) -> str:
-    """What the update adds, as a user reads it: ``+7 µs a step (+4 %) at N=1; no detectable
-    cost (95 % bound +3 µs) at N ≥ 64`` (a distribution mode: the median and quartiles of the
-    rounds); ``ends``: the smallest and the largest size only."""
+    """What the update adds at each size, as a user reads it (``cell_cost``): ``+7.0 µs [+4.1,
+    +9.8] a step (+4 %) at N=1; no detectable cost (95 % bound +3.00 µs) at N=64``; each size its
+    own bound (a run of sizes under one bound would show the largest size's bound at the
+    smallest); ``ends``: the smallest and the largest size only. Why a step can be faster than
+    without its write is said once, after the first size where it is."""
     m = run.analysis.get(mode)
     cells = m.candidates.get(strategy) if m else None
     if not cells:
         return NOT_TIMED
-    parts: list[tuple[str, int]] = []
-    bounds: dict[int, float] = {}
-    bound = 0.0
-    for n in sorted(cells):
-        c = cells[n]
-        if c.twin_invalid:
-            text = "not measured (its twin is invalid in this mode)"
-        elif run.work and _distribution(mode):
-            q1, q2, q3 = c.added_quartiles()
-            text = (
-                f"{fmt.signed(q2)} a step (rounds' quartiles {fmt.signed(q1)} … {fmt.signed(q3)})"
-            )
-        else:
-            e, margin = c.estimate, run.margin.at(c.control_step_s)
-            low, high = e.added_interval
-            if math.isfinite(low) and -margin <= low and high <= margin:
-                text = NO_COST
-                bound = max(bound, high) if parts and parts[-1][0] == NO_COST else high
-            else:
-                text = f"{fmt.signed(e.added_s)} a step ({relative(e.ratio)})"
-        if parts and parts[-1][0] == text and text == NO_COST:
-            bounds[len(parts) - 1] = bound
-            continue
-        parts.append((text, n))
-        bounds[len(parts) - 1] = bound
-    sym = run.symbol
     sizes = sorted(cells)
-    out = []
-    for i, (text, n) in enumerate(parts):
-        last = i == len(parts) - 1
-        where = f"{sym} ≥ {n}" if last and text == NO_COST and n != sizes[-1] else f"{sym}={n}"
-        shown = text  # no detectable cost: say what the data exclude (the interval's upper end)
-        if text == NO_COST:
-            shown = f"{NO_COST} (95 % bound {fmt.signed(bounds[i])})"
-        out.append(f"{shown} at {where}")
-    if ends and len(out) > 2:  # the smallest and the largest size only (README)
-        out = [out[0], out[-1]]
+    if ends and len(sizes) > 2:
+        sizes = [sizes[0], sizes[-1]]
+    out = [f"{cell_cost(cells[n], mode, why=False)} at {run.symbol}={n}" for n in sizes]
+    for i, text in enumerate(out):
+        if FASTER_THAN_WITHOUT in text:
+            out[i] = f"{text} ({WHY_FASTER})"
+            break
     return "; ".join(out)
-
-
-def _distribution(mode: str) -> bool:
-    return mode in MODES and MODES[mode].distribution

@@ -92,47 +92,127 @@ def _spans_decades(values) -> bool:
     return v.size > 1 and v.max() / v.min() > 30
 
 
-def added(run, mode: str, path: Path, answer: str | None = None) -> Path | None:
-    """Added time per step against the size, per strategy, with its 95 % interval."""
+BAND_INTERVAL = "95 % intervals"
+BAND_QUARTILES = "rounds' quartiles"
+
+
+def band(cells, mode: str) -> str:
+    """What a plot's bands are: the rounds' quartiles in a distribution mode (PYNATIVE as users
+    run it) when every cell has enough rounds to have them, else the 95 % intervals."""
+    from bench.report.phrases import QUARTILE_ROUNDS, distribution
+
+    enough = cells and all(c.rounds >= QUARTILE_ROUNDS for c in cells)
+    return BAND_QUARTILES if distribution(mode) and enough else BAND_INTERVAL
+
+
+def points(cs, kind: str):
+    """(y, low, high) in µs of cells sorted by size: the median and quartiles of the rounds, or
+    the added time and its 95 % interval (``kind``: ``band``)."""
+    if kind == BAND_QUARTILES:
+        q = np.asarray([c.added_quartiles() for c in cs]) * 1e6
+        return q[:, 1], q[:, 0], q[:, 2]
+    y = np.asarray([c.estimate.added_s for c in cs]) * 1e6
+    lo = np.asarray([c.estimate.added_interval[0] for c in cs]) * 1e6
+    hi = np.asarray([c.estimate.added_interval[1] for c in cs]) * 1e6
+    return y, lo, hi
+
+
+def not_drawn(run, mode: str, strategy: str | None) -> str:
+    """Why the answer's cost is not drawn in this mode ("" when it is)."""
+    if strategy is None:
+        return ""
     m = run.analysis.get(mode)
-    cells = [c for c in m.of_role("update") if c.shows_cost] if m else []
+    cells = [c for c in (m.of_role("update") if m else []) if c.id.strategy == strategy]
+    if not cells:
+        return f"the answer, {strategy}, was not timed here"
+    if any(c.twin_invalid for c in cells):
+        return f"the answer's cost cannot be drawn: {strategy}'s twin is invalid in this mode"
+    if not any(c.shows_cost for c in cells):
+        return f"the answer, {strategy}, has no cost to draw here"
+    return ""
+
+
+def added_series(run, mode: str, answer: str | None = None) -> dict | None:
+    """What ``added`` draws, as data (the pages' consistency test reads the labels): only the
+    strategies correct in every in-scope shape (``answer.outcomes``), each cell against a valid
+    twin; ``answer``: the kind's answer, labelled as such; bands named by what they are."""
+    from bench.report import answer as answers
+
+    m = run.analysis.get(mode)
+    said = answers.outcomes(run, mode)
+    cells = [
+        c
+        for c in (m.of_role("update") if m else [])
+        if c.shows_cost and said.get(c.id.strategy) in answers.TIMED
+    ]
     if not cells:
         return None
-    styles = style()
-    fig, (ax,) = _figure()
+    kind = band(cells, mode)
     by: dict[str, list] = {}
     for c in cells:
         by.setdefault(c.id.strategy, []).append(c)
-    values = []
+    series = []
     for strategy, cs in sorted(by.items()):
         cs.sort(key=lambda c: c.id.size)
-        x = [c.id.size for c in cs]
-        y = np.asarray([c.estimate.added_s for c in cs]) * 1e6
-        lo = np.asarray([c.estimate.added_interval[0] for c in cs]) * 1e6
-        hi = np.asarray([c.estimate.added_interval[1] for c in cs]) * 1e6
-        s = styles[strategy]
-        wide = strategy == answer
+        y, lo, hi = points(cs, kind)
+        mark = strategy == answer
+        series.append(
+            {
+                "strategy": strategy,
+                "x": [c.id.size for c in cs],
+                "y": y,
+                "lo": lo,
+                "hi": hi,
+                "answer": mark,
+                "label": f"{strategy} ({cs[0].id.shape})" + (" — the answer" if mark else ""),
+            }
+        )
+    drawn = any(x["answer"] for x in series)
+    bands = f"band: the answer's {kind.removesuffix('s')}" if drawn else f"bands: {kind}"
+    title = f"Time the update adds per step, {label(mode)} ({bands})"
+    return {"title": title, "band": kind, "series": series, "note": not_drawn(run, mode, answer)}
+
+
+def added(run, mode: str, path: Path, answer: str | None = None) -> Path | None:
+    """Added time per step against the size, per strategy correct in every in-scope shape, with
+    its band (``added_series``); the kind's answer thick and labelled."""
+    data = added_series(run, mode, answer)
+    if data is None:
+        return None
+    styles = style()
+    fig, (ax,) = _figure()
+    values = []
+    for s in data["series"]:
+        st = styles[s["strategy"]]
+        wide = s["answer"]
         ax.plot(
-            x,
-            y,
-            ls=s["ls"],
-            marker=s["marker"],
-            color=s["color"],
+            s["x"],
+            s["y"],
+            ls=st["ls"],
+            marker=st["marker"],
+            color=st["color"],
             lw=3 if wide else 1.3,
             zorder=5 if wide else 2,
-            label=f"{strategy} ({cs[0].id.shape})" + (" — the answer" if wide else ""),
+            label=s["label"],
         )
-        ax.fill_between(x, lo, hi, color=s["color"], alpha=0.12)
-        values += list(y)
+        if wide or not any(x["answer"] for x in data["series"]):  # the answer's band, or all
+            ax.fill_between(
+                s["x"], s["lo"], s["hi"], color=st["color"], alpha=0.25 if wide else 0.1
+            )
+        values += list(s["y"])
     _log(ax, "x")
     if _spans_decades(values):
         ax.set_yscale("symlog", linthresh=10)
+        ax.axhspan(-10, 10, color="0.92", zorder=0)
     ax.axhline(0, color="black", lw=0.8)
+    if data["note"]:
+        ax.text(0.5, 0.97, data["note"], transform=ax.transAxes, ha="center", va="top",
+                fontsize=8, color="#D55E00")  # fmt: skip
+    linear = " (linear inside the grey ±10)" if _spans_decades(values) else ""
     ax.set(
-        title=f"Time the update adds per step, {label(mode)} (bands: 95 % intervals)\n"
-        f"{provenance(run)}",
+        title=f"{data['title']}\n{provenance(run)}",
         xlabel=size_axis(run),
-        ylabel="added time per step (µs)",
+        ylabel=f"added time per step (µs){linear}",
     )
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, ncols=2)

@@ -3,7 +3,9 @@ functions: RunData -> Markdown)."""
 
 from __future__ import annotations
 
+import math
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.core.schema import KINDS, Status
@@ -44,37 +46,90 @@ def correct_everywhere(run: RunData, strategy: str, mode: str) -> str:
     return f"in {works} of {len(rows)} shapes ({what}; none in {run.work.scope_text})"
 
 
-def answer_table(run: RunData) -> list[str]:
+@dataclass(frozen=True)
+class KindAnswers:
+    """The answer of a workload's kind of state (``answer.kind_answer``), per mode: what every
+    page leads with; ``workloads``: the workloads it was decided over; ``code``: {mode: the link
+    to the answer's tested snippet} (empty where none is published)."""
+
+    kind: str
+    workloads: tuple[str, ...]
+    choices: dict
+    code: dict = field(default_factory=dict)
+
+
+def p_fastest_words(run: RunData, mode: str, strategy: str | None) -> str:
+    """P(fastest) of ``strategy`` and of this workload's fastest candidate, over the candidates
+    "fastest" is chosen from (``answer.p_fastest``)."""
+    said = answer.outcomes(run, mode)
+    fastest = next((s for s, o in said.items() if o == answer.FASTEST), None)
+    p = answer.p_fastest(run, mode)
+
+    def of(s):
+        x = p.get(s, math.nan)
+        return f"{x:.2f}" if math.isfinite(x) else "not estimable"
+
+    if fastest is None:
+        return "–"
+    if strategy == fastest or strategy is None or strategy not in p:
+        mine = f"`{fastest}` (the fastest here): {of(fastest)}"
+        return mine if strategy in (fastest, None) else f"{mine}; `{strategy}`: not timed"
+    return f"`{strategy}`: {of(strategy)}; the fastest here, `{fastest}`: {of(fastest)}"
+
+
+def alone_note(run: RunData, mode: str, kind_pick: str | None, workloads) -> str:
+    """Where this workload's data alone would pick another strategy than the kind's answer, say
+    so: "in this workload alone, `X` is as fast" ("" where they agree)."""
+    mine = answer.workload_choice(run, mode).strategy
+    if mine is None or mine == kind_pick:
+        return ""
+    said = answer.outcomes(run, mode).get(mine, "")
+    how = (
+        f"is as fast ({said} here)"
+        if said in (answer.FASTEST, answer.EQUIVALENT, answer.FASTER)
+        else f"would be the pick ({said} here)"
+    )
+    return (
+        f"In this workload alone, `{mine}` {how}; the answer is the kind's, which must hold in "
+        f"every workload of the kind ({', '.join(workloads)})"
+    )
+
+
+def answer_table(run: RunData, kind: KindAnswers) -> list[str]:
     rows = []
     for mode in run.modes:
-        c = answer.workload_choice(run, mode)
-        if c.strategy is None:
-            rows.append([label(mode), f"*{c.why}*", "–", "–", "–"])
+        c = kind.choices.get(mode)
+        if c is None or c.strategy is None:
+            why = c.why if c else "no answer for this mode"
+            note = alone_note(run, mode, None, kind.workloads)
+            rows.append([label(mode), f"*{why}*" + (f" — *{note}*" if note else ""), *"–" * 4])
             continue
         facts = run.manifest.strategies.get(c.strategy, {})
-        shape = next(
-            (
-                x["shape"]
-                for x in run.selection
-                if x["mode"] == mode and x["strategy"] == c.strategy
-            ),
-            "",
-        )
-        code = phrases.code_for(run, c.strategy, shape).replace("\n", "; ")  # one table cell
-        what = f"`{code}`" + ("" if c.decided else f" — *{c.why}*")
+        link = kind.code.get(mode)
+        what = f"`{c.strategy}`" + (f" ([the code, as the tests run it]({link}))" if link else "")
+        if not c.decided:
+            what += f" — *not decided: {c.short or c.why}*"
         if facts.get("doc_note"):
             what += f" ({facts['doc_note']})"
-        cost = phrases.cost_phrase(run, mode, c.strategy)
-        p = f"; P(fastest) {c.p_fastest:.2f}" if c.p_fastest == c.p_fastest else ""
-        others = answer.alternatives(c)
+        note = alone_note(run, mode, c.strategy, kind.workloads)
+        if note:
+            what += f" — *{note}*"
         rows.append(
-            [label(mode), what, cost + p, correct_everywhere(run, c.strategy, mode), others]
+            [
+                label(mode),
+                what,
+                phrases.cost_phrase(run, mode, c.strategy),
+                p_fastest_words(run, mode, c.strategy),
+                correct_everywhere(run, c.strategy, mode),
+                answer.alternatives(c),
+            ]
         )
     head = [
         "mode",
-        "write this",
-        "what it adds (vs the same step without the write)",
-        "correct in every shape?",
+        f"write this (the answer to {answer.KINDS[kind.kind]}, over {', '.join(kind.workloads)})",
+        "what it adds here (vs the same step without the write)",
+        "P(fastest) here",
+        "correct in every shape here?",
         "alternatives (equivalent; undetermined)",
     ]
     return fmt.table(head, rows)
@@ -137,6 +192,29 @@ def _errors(run: RunData) -> list[str]:
     return out or ["No strategy raised an error.", ""]
 
 
+def _span(values) -> str:
+    lo, hi = min(values), max(values)
+    return f"{lo}" if lo == hi else f"{lo}–{hi}"
+
+
+def what_ran(run: RunData) -> str:
+    """Per mode, the processes per timed cell and the rounds per process the timing records
+    hold (what ran, not what the tier planned)."""
+    parts = []
+    for mode in run.modes:
+        m = run.analysis.get(mode)
+        cells = list(m.cells.values()) if m else []
+        rounds = [len(t.step_s) for c in cells for t in c.timings]
+        if not rounds:
+            continue
+        procs = [c.processes for c in cells]
+        parts.append(
+            f"{label(mode)}: {_span(procs)} processes per cell, {_span(rounds)} rounds per "
+            f"process ({len(cells)} cells)"
+        )
+    return "; ".join(parts) or "nothing timed"
+
+
 def _provenance(run: RunData) -> list[str]:
     env, m = run.environment, run.manifest
     p = run.plan.get("precision", {})
@@ -145,10 +223,11 @@ def _provenance(run: RunData) -> list[str]:
         ["wall time per phase", ", ".join(f"{k} {v:.0f} s" for k, v in m.phases.items()) or "–"],
         ["command", f"`{m.command}`"],
         [
-            "tier",
+            "tier (planned)",
             f"{p.get('tier')}: {p.get('processes')} processes × {p.get('rounds')} rounds "
             f"per cell, then up to {p.get('stages')} stages for open decisions",
         ],
+        ["what ran (from the timing records)", what_ran(run)],
         ["machine", f"{env.get('cpu')}, {env.get('cpu_count')} CPUs, {env.get('platform')}"],
         [
             "machine load while timing",
@@ -167,16 +246,37 @@ def _provenance(run: RunData) -> list[str]:
     ]
     return [
         *fmt.table(["", ""], facts),
-        "Step times are throughput: a block of k steps synchronized once at its end. Each "
-        "round times a block of the strategy and one of its twin in ABBA order, both after "
-        "the same untimed state copy; a cell's value is the weighted mean of its processes' "
-        "median per-round log-ratio, with a random-effects 95 % interval whose between-"
-        "process variance is pooled over the mode's cells.",
+        "Step times are throughput: a block of k steps synchronized once at its end. A race "
+        "times, in the same rounds of one process, a block of every candidate, of each one's "
+        "twin, of the base twin and of its A/A copy, forward then backward (A B … B A); a "
+        "process's value is the 20 % trimmed mean of its per-round log-ratios, and processes "
+        "combine with the mode's between-process variance (Paule–Mandel) into a t-interval on "
+        "Welch–Satterthwaite degrees of freedom (`bench/core/cellstats.py`). Runs older than "
+        "the races time each strategy against its own twin only.",
         "",
     ]
 
 
-def render(run: RunData, title: str, plots: list[str], links: dict, pages: dict) -> str:
+def render(
+    run: RunData,
+    title: str,
+    plots: list[str],
+    links: dict,
+    pages: dict,
+    kind: KindAnswers | None = None,
+) -> str:
+    """The workload's page; ``kind``: the answer of its kind of state it leads with (default:
+    decided over this run alone)."""
+    if kind is None:
+        kind = KindAnswers(
+            answer.kind_of(run.work),
+            (run.workload,),
+            {
+                m: answer.kind_answer({run.workload: run}, answer.kind_of(run.work), m)[0]
+                for m in run.modes
+            },
+        )
+    sym, size = words.size_term(run.work)
     out = [
         f"# {title}",
         "",
@@ -185,15 +285,23 @@ def render(run: RunData, title: str, plots: list[str], links: dict, pages: dict)
         " · ".join(f"[{t}]({p})" for t, p in pages.items()),
         "",
     ]
-    out += ["## The answer", "", *answer_table(run)]
     out += [
-        f"*Write this*: among the *candidates* (correct APIs documented for the {PLATFORM}), the "
-        "simplest whose added time is equivalent to the fastest candidate's "
-        f"(within {run.margin.describe()}, 95 % confidence) at every size; undetermined where "
-        "the data cannot tell. *Correct*: computes "
-        "what the code means, in every code shape, in every gate process and after every timed "
-        "step.",
+        "## The answer",
         "",
+        f"Per mode, the answer to {answer.KINDS[kind.kind]} (this workload's kind of state), "
+        f"decided over {', '.join(kind.workloads)}: among the *candidates* (APIs documented for "
+        f"the {PLATFORM} that compute what the code means in every code shape the answer must "
+        "hold in, in every one of those workloads), the simplest whose whole step is "
+        "*equivalent* to the *fastest candidate*'s (the candidate with the lowest step) in each "
+        f"of them: the 95 % interval of the difference lies within ± the *margin* "
+        f"({run.margin.describe()}); *undetermined* where the interval straddles the margin "
+        "(more rounds would tell; not a failure of the tool). What it adds is its step minus "
+        "its *no-update twin*'s (the same code without the write), at each size "
+        f"*{sym}* ({size}); *P(fastest)* is the probability that a candidate has the lowest "
+        "step, over the same candidates. *Correct*: computes what the code means, in every "
+        "code shape, in every gate process and after every timed step.",
+        "",
+        *answer_table(run, kind),
     ]
     entries = findings.entries(run)
     out += ["## Correctness by kind", "", "Strategy × shape cells per mode:", "", *by_kind(run)]
@@ -228,5 +336,6 @@ def render(run: RunData, title: str, plots: list[str], links: dict, pages: dict)
     out += ["### Plots", "", *(f"![{Path(p).stem}]({p})" for p in plots), ""]
     missing = [f"- problem: {p}" for p in run.problems] or ["- none"]
     out += ["### Missing cells and problems", "", *missing, ""]
-    text = "\n".join(out)
-    return text + "\n## Glossary\n\n" + "\n".join(words.glossary(text)) + "\n"
+    text = words.link_first("\n".join(out))
+    sizes = words.size_terms([run.work])
+    return text + "\n## Glossary\n\n" + "\n".join(words.glossary(text, sizes)) + "\n"

@@ -7,11 +7,13 @@ A results page uses only the words defined here and ends with the glossary of th
 
 from __future__ import annotations
 
+import re
+
 from bench.core.schema import KINDS, MEANINGS, Status
 from bench.measured.modes import MODES
 
 ORIGINAL_REPORT = (
-    "the original report: a MindSpore 2.5 user on CPU whose `self.limit.set_data(...)` inside "
+    "on CPU, a MindSpore 2.5 user's `self.limit.set_data(...)` inside "
     "`construct` fails to compile in GRAPH_MODE (`RuntimeError: Failed to compile in "
     "GRAPH_MODE because the 'Parameter' object's method 'set_data' is not supported in "
     "'construct'`) while PYNATIVE_MODE runs it; the cell clips its input to ±limit and grows "
@@ -33,17 +35,20 @@ TERMS = {
     "hangs": MEANINGS[Status.TIMEOUT],
     "n/a": MEANINGS[Status.INEXPRESSIBLE],
     **{str(k): k.meaning for k in KINDS},
-    "no-update twin": "the same generated code with every write removed and the written value "
-    "kept alive (`ops.depend`), so the compiler keeps the work: what a strategy costs is its "
-    "step minus its twin's",
+    "twin": "(no-update twin) the same generated code with every write removed and the written "
+    "value kept alive (`ops.depend`), so the compiler keeps the work: what a write adds is its "
+    "step minus its twin's; a twin whose work a compiler dropped (its step does not grow with the "
+    "state as in the other modes) or that a strategy beats beyond the margin is invalid, and no "
+    "added time is shown against it",
     "base twin": "the plainest no-update twin of a workload (a 0-d Parameter read directly); "
     "every other twin and the A/A copy are timed against it",
     "as-written": "the one shape of a strategy that writes its own construct or updates on the "
     "host after each step: timed as the strategy wrote it, against the forward alone",
     "stage": "one pass of timing; a later stage re-times only the cells whose comparison the "
     "earlier stages left undetermined",
-    "quartiles": "the rounds' 25th, 50th (median) and 75th percentiles: half the rounds fall "
-    "between the first and the last; not a confidence interval",
+    "rounds' quartiles": "the 25th, 50th (median) and 75th percentiles of the per-round added "
+    "time: half the rounds fall between the first and the last; not a confidence interval; shown "
+    "only from 20 rounds on (with fewer, a quartile is one or two rounds)",
     "`write=depend`": "a shape named by its dimension and value: here the dimension `write` "
     "takes the value `depend` (the write wrapped in `ops.depend`); shapes.md shows the code of "
     "every value",
@@ -55,18 +60,30 @@ TERMS = {
     "added time": "time per step the update adds: the strategy's step minus its twin's, from "
     "paired blocks (a block is k steps synchronized once at its end; each round times one block "
     "of each, in ABBA order), with a 95 % interval that covers the spread between processes",
-    "equivalent": "the cost differs from the fastest by less than the margin, with 95 % "
-    "confidence (the whole interval of the difference lies inside ±margin)",
-    "slower": "the cost exceeds the fastest's by more than the margin, with 95 % confidence",
+    "candidate": "an API documented for the CPU that computes what the code means in every code "
+    "shape the answer must hold in (for a kind of state: in every workload of that kind)",
+    "fastest candidate": "the candidate with the lowest whole step over the sizes (timed head to "
+    "head in the same rounds; older runs: the lowest added time over a common step)",
+    "margin": "how close two steps must be to count as the same cost: the larger of a share of "
+    "the candidate's whole step (2 % today; older runs 5 %) and 5 µs",
+    "equivalent": "the cost differs from the fastest candidate's by less than the margin, with "
+    "95 % confidence (the whole interval of the difference lies inside ±margin)",
+    "slower": "the cost exceeds the fastest candidate's by more than the margin, with 95 % "
+    "confidence",
     "undetermined": "not yet known whether it costs the same as the fastest or more: the 95 % "
     "interval of the difference straddles the margin, so more rounds are needed "
     "(`nox -s bench -- --rigorous` measures longer); not a failure of the tool",
-    "A/A": "the twin timed against a second copy of itself: what the harness itself adds (ideally "
-    "nothing); a mode whose A/A bias exceeds the margin has its costs flagged",
-    "no detectable cost": "the added time's 95 % interval lies within ±margin of zero; the "
-    "bound in brackets is the interval's upper end, the most the data allow",
-    "P(fastest)": "the probability, under the same model, that the named strategy has the "
-    "lowest mean relative cost over the sizes",
+    "A/A": "the base twin timed against a second copy of itself: what the harness itself adds "
+    "(ideally nothing; about 95 % of the A/A 95 % intervals should contain 1); at a size whose "
+    "A/A interval lies wholly outside ±margin, every decision of that mode is undetermined",
+    "no detectable cost": "the added time's 95 % interval contains 0: the data cannot tell the "
+    "step from the same step without the write; the bound is the interval's upper end, the most "
+    "the write can cost at this precision",
+    "faster than the same step without the write": "the added time's whole 95 % interval is "
+    "below 0; possible because the twin is another program: the write changes what later steps "
+    "compute (a clip limit that grows clips fewer elements) or how the compiler lays out the step",
+    "P(fastest)": "the probability, under the same model and over the same candidates as the "
+    "fastest candidate, that a candidate has the lowest score the fastest is chosen by",
     "layout": "how the small state is stored: a 0-d Parameter (scalar) or a 1-element vector "
     "(vector, needed by the index ops)",
     "gate": "the correctness check: every strategy in every shape and mode, output and state "
@@ -78,10 +95,104 @@ TERMS = {
 
 
 def mode_terms() -> dict[str, str]:
-    return {
-        m.label: m.description + (" (diagnostic, not a mode users run)" if m.diagnostic else "")
-        for m in MODES.values()
-    }
+    out = {}
+    for m in MODES.values():
+        text = m.description
+        if m.diagnostic:  # say it once: the description may already say "(diagnostic)"
+            text = text.replace(" (diagnostic)", "") + " (diagnostic, not a mode users run)"
+        out[m.label] = text
+    return out
+
+
+def size_term(work) -> tuple[str, str]:
+    """(symbol, what it is) of the size a workload is timed at: ("N", "the batch size")."""
+    what = work.size_label.removesuffix(f" {work.size_symbol}")
+    if work.size_unit and work.size_unit in what:  # "weight elements", in elements
+        return work.size_symbol, f"the number of {what}"
+    unit = f", in {work.size_unit}" if work.size_unit else ""
+    return work.size_symbol, f"the {what}{unit}"
+
+
+def size_terms(works) -> dict[str, str]:
+    """The glossary entries of the size symbols of ``works`` (N, T, E), each with its workloads."""
+    out: dict[str, list] = {}
+    for w in works:
+        sym, what = size_term(w)
+        out.setdefault(sym, [what, []])[1].append(w.name)
+    return {sym: f"{what} ({', '.join(names)})" for sym, (what, names) in out.items()}
+
+
+# Words the suite coined: where a page first uses one, it is defined there (emphasised, with its
+# meaning) or links to the page's glossary (``link_first``); tests/unit/test_report.py checks.
+COINED = (
+    "code shape",
+    "fastest candidate",
+    "candidate",
+    "twin",
+    "margin",
+    "equivalent",
+    "undetermined",
+    "rounds' quartiles",
+    "no detectable cost",
+    "P(fastest)",
+    "A/A",
+    "stage",
+    "as-written",
+)
+
+
+def _pattern(term: str) -> str:
+    word = re.escape(term)
+    return rf"(?<![\w`/-]){word}(?:s|es)?(?![\w`-])" if term[-1].isalnum() else word
+
+
+_SKIP = re.compile(r"`[^`\n]*`|\[[^\]\n]*\]\([^)\n]*\)|<[^>\n]*>|https?://\S+")
+_EMPHASIS = re.compile(r"(?<![*\w])\*\*?([^*\n]+?)\*\*?(?![*\w])")
+
+
+def defines(line: str, term: str) -> bool:
+    """Whether ``line`` defines ``term`` in place: the term emphasised (``*candidates*``) or
+    linked (``[candidate](#glossary)``)."""
+    inner = [m.group(1) for m in _EMPHASIS.finditer(line)]
+    inner += re.findall(r"\[([^\]\n]*)\]\(", line)
+    short = [x for x in inner if len(x.split()) <= 4]  # a term, not an emphasised sentence
+    return any(re.search(_pattern(term), x, re.I) for x in short)
+
+
+def link_first(text: str, terms=COINED, done: set | None = None) -> str:
+    """``text`` with the first use of each of ``terms`` linked to the page's glossary
+    (``[term](#glossary)``), unless it is defined there already (emphasised or linked: a
+    ``defines`` line at or before the first use); code, links, HTML, headings, fenced blocks and
+    the glossary itself are left alone. ``done``: terms defined earlier on the page (updated)."""
+    done = set() if done is None else done
+    lines = text.split("\n")
+    fence = False
+    for i in range(len(lines)):
+        line = lines[i]
+        if line.startswith("## Glossary"):
+            break
+        if line.lstrip().startswith("```"):
+            fence = not fence
+            continue
+        if fence or line.startswith(("#", "![", "<!--")):
+            continue
+        for term in terms:
+            if term in done:
+                continue
+            if defines(line, term):
+                done.add(term)
+                continue
+            spans = [(m.start(), m.end()) for m in _SKIP.finditer(line)]
+            for longer in (t for t in terms if t != term and term in t):  # "fastest candidate"
+                spans += [(m.start(), m.end()) for m in re.finditer(_pattern(longer), line, re.I)]
+            for m in re.finditer(_pattern(term), line, re.I):
+                if any(a <= m.start() < b for a, b in spans):
+                    continue
+                line = f"{line[: m.start()]}[{m.group(0)}](#glossary){line[m.end() :]}"
+                done.add(term)
+                break
+        lines[i] = line
+    return "\n".join(lines)
 
 
 def glossary(text: str, extra: dict | None = None) -> list[str]:

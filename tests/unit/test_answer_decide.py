@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.report.answer import decide, kind_of
+from bench.report.answer import decide, deprecated, kind_of
 
 CPU = {"platforms": ["CPU"], "layout": "scalar"}
 FACTS = {
@@ -146,3 +146,105 @@ def test_a_workload_must_declare_its_kind():
 
     with pytest.raises(ValueError, match="state_kind"):
         kind_of(Bare())
+
+
+@pytest.mark.parametrize(
+    ("facts", "expected"),
+    [
+        pytest.param({"deprecated": True, "doc_note": ""}, True, id="flag-true"),
+        pytest.param(
+            {"deprecated": False, "doc_note": "the pages mark it deprecated"},
+            False,
+            id="flag-wins-over-note",
+        ),
+        pytest.param(
+            {"deprecated": False, "doc_note": "not marked deprecated"}, False, id="flag-false"
+        ),
+        # manifests written before the flag: the note, a clause without "not"
+        pytest.param(
+            {"doc_note": "the r2.9/r2.10 pages mark it deprecated"}, True, id="old-assign"
+        ),
+        pytest.param({"doc_note": "the newer pages mark it deprecated"}, True, id="old-index-add"),
+        pytest.param({"doc_note": "not marked deprecated"}, False, id="old-scatter-update"),
+        pytest.param(
+            {"doc_note": "experimental; not marked deprecated; its Outputs are a new Tensor"},
+            False,
+            id="old-inplace-update-v2",
+        ),
+        pytest.param(
+            {"doc_note": "documented for Ascend only; not marked deprecated"}, False, id="old-index"
+        ),
+        pytest.param(
+            {"doc_note": "documented for Ascend only; experimental"}, False, id="old-copy"
+        ),
+        pytest.param(
+            {"doc_note": "experimental; deprecated since 2.9"}, True, id="old-second-clause"
+        ),
+        pytest.param({}, False, id="nothing-said"),
+    ],
+)
+def test_deprecated_reads_the_flag_then_a_note_without_not(facts, expected):
+    assert deprecated(facts) is expected
+
+
+def test_every_api_note_agrees_with_its_flag():
+    """What each documentation note says and the flag the answer reads are one fact: the notes
+    that say "not marked deprecated" (ScatterUpdate, tensor_scatter_update, InplaceUpdateV2,
+    add_, index_copy_, index_put_) are current APIs; ops.assign, assign_add, inplace_index_add
+    are deprecated."""
+    from bench.measured import apis
+
+    flagged = {name for name, d in apis.APIS.items() if d.deprecated}
+    assert flagged == {
+        "mindspore.ops.assign",
+        "mindspore.ops.assign_add",
+        "mindspore.ops.inplace_index_add",
+    }
+    for name, d in apis.APIS.items():
+        assert deprecated({"doc_note": d.note}) is d.deprecated, name
+        assert deprecated({"deprecated": d.deprecated, "doc_note": d.note}) is d.deprecated, name
+
+
+def test_a_current_api_whose_note_says_not_deprecated_is_chosen_before_a_deprecated_one():
+    facts = {
+        "assign": {**CPU, "write_size": 10, "deprecated": True, "doc_note": "deprecated"},
+        "scatter_update": {
+            **CPU,
+            "write_size": 30,
+            "deprecated": False,
+            "doc_note": "not marked deprecated",
+        },
+    }
+    table = {
+        "assign": {"clip": "fastest", "brn": "fastest"},
+        "scatter_update": {"clip": "equivalent", "brn": "equivalent"},
+    }
+    c = decide(table, facts, W, "graph")
+    assert (c.strategy, c.decided, c.rejected) == ("scatter_update", True, {"assign": "deprecated"})
+
+
+def test_not_decided_names_the_fastest_it_is_not_told_apart_from():
+    table = {
+        "assign_primitive": {"clip": "fastest", "brn": "undetermined"},
+        "scatter_nd_update": {"clip": "slower", "brn": "fastest"},
+    }
+    c = decide(table, FACTS, W, "graph")
+    assert (c.strategy, c.decided) == ("assign_primitive", False)
+    assert c.short == (
+        "whether it costs the same as the fastest candidate (`scatter_nd_update` in brn) is not "
+        "known yet"
+    )
+    assert c.fastest_by == {"clip": "assign_primitive", "brn": "scatter_nd_update"}
+    slower = decide(
+        {
+            "assign_primitive": {"clip": "fastest", "brn": "slower"},
+            "index_add": {"clip": "slower", "brn": "slower"},
+            "set_data": {"clip": "raises x in `y`", "brn": "fastest"},
+        },
+        FACTS,
+        W,
+        "graph",
+    )
+    # set_data is the fastest in brn only as a table entry; it is wrong in clip (no candidate)
+    assert slower.strategy == "assign_primitive"
+    assert slower.short == "slower than the fastest candidate (`set_data` in brn)"

@@ -4,6 +4,8 @@ render to."""
 
 from __future__ import annotations
 
+import re
+
 from bench.core.paths import ROOT, STRATEGIES_DIR
 
 README = (ROOT / "README.md").read_text()
@@ -19,9 +21,17 @@ def test_the_readme_starts_with_the_two_commands():
 
 
 def test_readme_template_is_a_real_strategy():
-    start = README.index("This is `strategies/assign_add.py`:\n\n```python\n")
-    block = README[start:].split("```python\n", 1)[1].split("```", 1)[0]
-    assert block == (STRATEGIES_DIR / "assign_add.py").read_text()
+    """The template is a current API's file (issue 28: not a deprecated one), word for word."""
+    from bench.measured import apis
+
+    found = re.search(r"This is `strategies/(\w+)\.py`[^\n]*:\n\n```python\n", README)
+    assert found, "README's Add a strategy section names its template file"
+    name = found.group(1)
+    block = README[found.end() :].split("```", 1)[0]
+    assert block == (STRATEGIES_DIR / f"{name}.py").read_text()
+    api = re.search(r'^API = "([^"]+)"', block, re.M)
+    assert api and apis.doc(api.group(1)), f"the template {name}.py names a documented API"
+    assert not apis.doc(api.group(1)).deprecated, f"the template {name}.py uses a deprecated API"
     assert "python3 -m nox -s bench -- --gate-only --strategies my_strategy" in README
 
 
@@ -33,7 +43,7 @@ def test_every_number_block_is_what_the_committed_reports_render_to():
 
     runs = overview.reference_runs(RESULTS_DIR)
     blocks = readme.blocks(runs, readme.kind_answers(runs))
-    assert set(blocks) == {"answers", "findings", "runs", "contract"}
+    assert set(blocks) == {"answers", "findings", "runs", "contract", "glossary"}
     for name, lines in blocks.items():
         begin, end = readme.markers(name)
         assert README.count(begin) == 1 and README.count(end) == 1, name
