@@ -26,7 +26,7 @@ VERDICT_COLUMNS = (
     "workload strategy shape mode status label kind kinds outcome calls detail layout meaning "
     "intended "
     "gate_processes timed_cells timed_wrong graph_breaks fullgraph second_instance third_instance "
-    "network dims steps"
+    "network reused dims steps"
 ).split()
 LATER_CHECKS = ("second_instance", "third_instance", "network")  # bench.run.gate.check records
 CELL_COLUMNS = (
@@ -117,6 +117,7 @@ def _verdict_frame(final) -> pd.DataFrame:
                 "graph_breaks": sum(breaks.values()) if isinstance(breaks, dict) else np.nan,
                 "fullgraph": v.diagnostics.get("fullgraph", ""),
                 **{key: v.diagnostics.get(key, "") for key in LATER_CHECKS},
+                "reused": v.reused,
                 "dims": v.dims,
                 "steps": v.steps,
             }

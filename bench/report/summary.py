@@ -28,8 +28,19 @@ def provenance_line(run: RunData) -> str:
     return (
         f"Run `{m.run_id}` ({m.status}, {run.tier} tier) · MindSpore {env.get('mindspore', '?')} "
         f"on {env.get('cpu', '?')} ({env.get('cpu_count', '?')} CPUs) · {str(m.started)[:10]} · "
-        f"`{m.command}` · {quiet} · [provenance](#provenance)"
+        f"`{m.command}` · {reused_gate(run)}{quiet} · [provenance](#provenance)"
     )
+
+
+def reused_gate(run: RunData) -> str:
+    """How many verdicts the run copied from earlier runs of identical code ("" when none)."""
+    if "reused" not in run.verdicts:
+        return ""
+    came = run.verdicts.reused.fillna("")
+    if not (came != "").any():
+        return ""
+    origins = ", ".join(f"`{r}`" for r in sorted(set(came[came != ""])))
+    return f"{int((came != '').sum())} of {len(came)} verdicts reused from {origins} · "
 
 
 def correct_everywhere(run: RunData, strategy: str, mode: str) -> str:

@@ -566,3 +566,14 @@ def test_results_csv_blanks_the_added_time_against_an_invalid_twin(run, monkeypa
         assert row[column] != row[column], column  # NaN: blank in the CSV
     others = frame[frame.twin_valid & (frame.role == "update")]
     assert others.added_s.notna().any()
+
+
+def test_a_run_says_how_many_verdicts_it_reused():
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    gated = SimpleNamespace(verdicts=pd.DataFrame({"reused": ["", "", ""]}))
+    assert summary.reused_gate(gated) == ""
+    reused = SimpleNamespace(verdicts=pd.DataFrame({"reused": ["RUN-A", "", "RUN-A"]}))
+    assert summary.reused_gate(reused) == "2 of 3 verdicts reused from `RUN-A` · "
