@@ -11,8 +11,8 @@ import json
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
-from bench.core.cellstats import Margin
 from bench.core.io import write_json_atomic
+from bench.core.margin import Margin
 from bench.core.rundir import CellId
 
 

@@ -3,14 +3,10 @@ and the bandwidth floor; a reproduction script says NOT REPRODUCED when it sees 
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
 from bench.measured import discovery, modes, workloads
-from bench.measured.shapes import bundle
 from bench.measured.shapes.codegen import load_variant
 from bench.measured.workloads.brn import spec as brn_spec
 from bench.run import bandwidth
@@ -68,39 +64,3 @@ def test_training_step_in_graph_mode_matches_numpy(ms, strategy, shape, tmp_path
 def test_measured_bandwidth_is_positive():
     result = bandwidth.measure([2**20])
     assert result["points"][0]["copy_GBs"] > 0 and result["llc_bytes"] > 0
-
-
-def _script(tmp_path, strategy, shape, mode, recorded, meaning="before"):
-    work = workloads.get("clip")
-    (variant,), _ = work.variants(discovery.load(strategy), tmp_path / "v", only={shape})
-    text = (
-        open(variant.path).read() + f"\n\nMODE = {mode!r}\nMEANING = {meaning!r}\n"
-        f"RECORDED = {recorded!r}\n" + work.driver()
-    )
-    suite = bundle.suite_module(bundle.bench_imports(text))
-    (tmp_path / "clip_suite.py").write_text(suite)
-    path = tmp_path / "repro.py"
-    path.write_text(bundle.script(text, "clip_suite"))
-    return subprocess.run(
-        [sys.executable, str(path)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-
-
-def test_a_repro_reproduces_only_what_it_recorded(ms, tmp_path):
-    stale = {"status": "incorrect", "kind": "stale read", "detail": ""}
-    done = _script(tmp_path, "index_add", "inline-view-before-expr", "graph", stale, "after")
-    assert done.returncode == 0 and "\nREPRODUCED: incorrect: stale read" in done.stdout
-    assert "from bench" not in (tmp_path / "repro.py").read_text()
-    works = {"status": "works", "kind": "", "detail": ""}
-    wrong = _script(tmp_path, "index_add", "inline-view-before-expr", "graph", works, "after")
-    assert (
-        wrong.returncode == 1 and "NOT REPRODUCED: observed incorrect: stale read" in wrong.stdout
-    )
-    raises = {"status": "raises", "kind": "", "detail": "step 1: ValueError: something else"}
-    other = _script(tmp_path, "set_data", "inline-param-after-expr", "graph", raises)
-    assert other.returncode == 1 and "NOT REPRODUCED" in other.stdout  # another error fails

@@ -1,4 +1,4 @@
-"""Code shapes: what each shape means, the code it renders, its no-update twin, the repro bundle
+"""Code shapes: what each shape means, the code it renders, its no-update twin
 (fake strategy classes: no MindSpore)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 
 from bench.measured import workloads
 from bench.measured.oracle import AFTER, BEFORE
-from bench.measured.shapes import Shape, bundle
+from bench.measured.shapes import Shape
 from bench.measured.shapes.codegen import IN_PLACE, REPLACE, Emit, write_semantics
 
 
@@ -115,14 +115,3 @@ def test_a_twin_keeps_every_written_value_alive_and_writes_nothing(name):
 def test_the_twin_of_the_ema_computes_every_new_value():
     text = workloads.get("ema").render_twin(Shape((("layout", "weights"),)))
     assert "new = self.decay * ema + self.rest * w" in text and "x = ops.depend(x, new)" in text
-
-
-def test_a_repro_script_keeps_every_line_of_its_variant():
-    """The path fix goes after the leading comment block only: an import after a comment in the
-    strategy's text is never dropped (it was: 93 scripts lost `from mindspore import ops`)."""
-    text = "# head\n# more\nfrom mindspore import ops\n# a comment\nimport numpy as np\n\nX = 1\n"
-    text += "from bench.measured.reproduce import reproduce\n"
-    out = bundle.script(text, "clip_suite")
-    assert "from mindspore import ops" in out and "import numpy as np" in out
-    assert "from clip_suite import reproduce" in out and "from bench" not in out
-    assert out.index("# more") < out.index("import os") < out.index("from mindspore import ops")

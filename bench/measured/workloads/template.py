@@ -127,16 +127,6 @@ class Template(ABC):
         """Bytes a step's update must move (the physical floor), where that is meaningful."""
         return None
 
-    def driver(self) -> str:
-        """The ``if __name__ == "__main__"`` part of a reproduction script (after the variant
-        and the lines ``MODE``, ``MEANING``, ``RECORDED`` that say what the gate saw)."""
-        return (
-            "from bench.measured.reproduce import reproduce\n"
-            f"from bench.measured.workloads.{self.name}.runtime import RUNTIME\n\n"
-            "if __name__ == '__main__':\n"
-            "    sys.exit(reproduce(Variant, RUNTIME, MODE, MEANING, RECORDED))\n"
-        )
-
     # -- generated files ----------------------------------------------------------------------
     def _header(self, who: str, shape: Shape, layout: str) -> list[str]:
         return [
