@@ -163,10 +163,14 @@ def signature(status: str, kind: str = "", detail: str = "") -> str:
     if status == "incorrect":
         return f"incorrect: {kind}" if kind else status
     if status == "raises":
-        text = detail.split(": ", 1)[1] if detail.startswith(("step ", "building")) else detail
+        where = instance_qualifier(detail)  # "<qualifier> (the first works): step 1 (...): ..."
+        text = detail.split("): ", 1)[1] if where and "): " in detail else detail
+        if text.startswith(("step ", "building")):
+            text = text.split(": ", 1)[1]
         exc, _, message = text.partition(": ")
         words = " ".join(comparable(message).split()[:8])
-        return f"raises: {exc}: {words}" if words else f"raises: {exc}"
+        said = f"raises: {exc}: {words}" if words else f"raises: {exc}"
+        return f"{said} ({where})" if where else said
     return status
 
 

@@ -124,3 +124,16 @@ def test_the_run_status_has_a_type():
     assert json.dumps(m.to_dict()["status"]) == '"interrupted"'
     with pytest.raises(ValueError):
         Manifest.from_dict({**base, "status": "halfway"})
+
+
+def test_a_raise_in_a_later_check_keeps_its_exception_and_where_it_happened():
+    from bench.core.schema import signature
+
+    plain = "step 1 (N=8192): RuntimeError: The kernel X unregistered."
+    assert signature("raises", "", plain) == "raises: RuntimeError: The kernel X unregistered."
+    later = f"in a second instance only (the first works): {plain}"
+    assert signature("raises", "", later) == (
+        "raises: RuntimeError: The kernel X unregistered. (in a second instance only)"
+    )
+    net = "in a network of two layers only (the first works): building the network: TypeError: no"
+    assert signature("raises", "", net) == "raises: TypeError: no (in a network of two layers only)"
