@@ -241,10 +241,13 @@ def findings_page(runs: dict[str, RunData], repro_links: dict[str, dict]) -> str
         "reproduction script for each side (`python <script>` prints REPRODUCED when it sees "
         "exactly what the gate saw), and what MindSpore's documentation says. Under "
         '`jit(capture_mode="bytecode")` the same code can behave differently from one process '
-        "to the next (the *differs between processes* entries), and a script runs its cell "
-        "alone where the gate ran it after other cells in one process: a script of that mode "
-        "may need a few runs to show what it recorded, and some observe something else when "
-        "run alone (`nox -s conformance` runs each up to three times and lists those).",
+        "to the next (the *differs between processes* entries: their script runs the cell in "
+        "several fresh processes). A script runs the checks the gate ran for its outcome (a "
+        "second and a third instance of the class under bytecode capture, two instances as the "
+        "layers of one network in every compiled mode), and a crash or a hang in a child "
+        "process, attributed to the check it was in. `nox -s conformance` runs each committed "
+        "script alone, once, and fails on a script that does not reproduce; each script names "
+        "the run it was written from.",
         "",
     ]
     for w, run in runs.items():

@@ -12,55 +12,94 @@ come from a few lines of NumPy (``reference``: what the code means under eager s
 the state the cell really had when the step began), and every step prints expected against
 observed.
 
+A script runs the gate's checks (``bench.run.gate.check``) in the gate's order, each only when
+the ones before it worked: the first instance; under bytecode capture a second and a third
+instance of the class; in every compiled mode two instances as the layers of one network (the
+container written out: ``nn.CellList``, every layer called on the same inputs, each judged per
+step). A failure in a later check is qualified as the gate qualifies it ("in a third instance
+only", ``bench.core.schema.INSTANCE_QUALIFIERS``). A script runs the checks the gate ran for
+its recorded outcome: up to the qualified one; only the first instance for a failure of the
+first; all of them for "works" (so "works" means what the gate meant), a crash without a
+qualifier or processes that differ. Before each check it prints ``-- check: <qualifier>``, so a
+child that dies is attributed to the check it was in.
+
 The script exits 0 when it shows what the gate recorded, 1 when it does not:
 
-- works / silently wrong / raises: the cell runs in the script's process; the status and kind
-  must be the recorded ones, with the recorded qualifier ("at the first call only", "in a second
-  instance only": under bytecode capture a second instance of the class runs after the first,
-  as the gate does), and the exception type for an error;
-- crashed / hangs: the cell runs in a child process (the script runs itself with ``--child``
+- works / silently wrong / raises: the checks run in the script's process; the status and kind
+  must be the recorded ones, with the recorded qualifier ("at the first call only", "in a
+  network of two layers only"), and the exception type for an error;
+- crashed / hangs: the checks run in a child process (the script runs itself with ``--child``
   under ``PYTHONFAULTHANDLER=1`` and prints the child's stderr: the native traceback); a crash
-  reproduces only when the child dies by the recorded signal, a hang only when the child gives
-  no result in the recorded time;
-- differs between processes: the cell runs in ``PROCESSES`` fresh child processes; it
+  reproduces only when the child dies by the recorded signal in the recorded check, a hang only
+  when the child gives no result in the recorded time (a crash without a qualifier under
+  bytecode capture: after the checks, as the gate, a step with ``fullgraph=True``);
+- differs between processes: the checks run in ``PROCESSES`` fresh child processes; it
   reproduces when their outcomes are the recorded ones, at least two different.
+
+What is judged is what the recorded kind needs: a recorded write dropped or wrong value is a
+state kind, which comes before every kind of the output (``bench.core.schema.KINDS``), so its
+script judges the state and only says whether the output is the code's; every other script
+judges as the oracle does (stale reads of older states included).
 """
 
 from __future__ import annotations
 
 import ast
 import re
+import textwrap
 from dataclasses import dataclass
 
-from bench.core.schema import Kind, Status, signature
+from bench.core.schema import (
+    INSTANCE_QUALIFIERS,
+    NETWORK_ONLY,
+    SECOND_ONLY,
+    THIRD_ONLY,
+    Kind,
+    Status,
+    instance_qualifier,
+    signature,
+)
 from bench.measured.modes import MODES
-from bench.measured.oracle import AFTER, BEFORE
+from bench.measured.oracle import AFTER, BEFORE, HISTORY, _span
+from bench.measured.shapes.model import CONTROL
 from bench.measured.workloads import get as get_workload
 from bench.measured.workloads.runtime import Runtime
 from bench.report import inline
 
-SECOND_ONLY = "in a second instance only"  # bench.run.gate.SECOND_ONLY
-PROCESSES = 3  # fresh processes a "differs between processes" script runs its cell in
-ALONE, CHILD, MANY = "alone", "child", "processes"  # where a script runs its cell
+PROCESSES = 3  # fresh processes a "differs between processes" script runs its checks in
+ALONE, CHILD, MANY = "alone", "child", "processes"  # where a script runs its checks
+FIRST = ""  # the first check: the first instance (no qualifier)
+STATE_KINDS = (str(Kind.WRITE_DROPPED), str(Kind.WRONG_VALUE))  # before every kind of the output
+OTHER_OUTPUT = "an output other than the code's"  # what a state-kind script says of the output
 # names a script defines besides its functions (a suite name must not clash with them)
 SCRIPT_NAMES = (
-    *("RECORDED", "MEANING", "SIZE", "STEPS", "INSTANCES", "RTOL", "ATOL", "NAMES", "KINDS"),
-    *("TIMEOUT", "PROCESSES", "STATE", "FOLDER", "ms", "np", "Tensor", "os", "sys", "pathlib"),
-    *("tempfile", "faulthandler", "re", "signal", "subprocess"),
+    *("RECORDED", "MEANING", "SIZE", "STEPS", "LATER", "RTOL", "ATOL", "NAMES", "KINDS"),
+    *("TIMEOUT", "PROCESSES", "STATE", "FOLDER", "ms", "np", "nn", "Tensor", "os", "sys"),
+    *("pathlib", "tempfile", "faulthandler", "re", "signal", "subprocess"),
 )
 COMMON = ("import mindspore as ms", "import numpy as np", "from mindspore import Tensor")
+NN = "from mindspore import nn"  # what the network of the gate's network check needs
+
+
+def gate_checks(mode: str, update: bool = True) -> tuple[str, ...]:
+    """The checks ``bench.run.gate.check`` runs in ``mode``, in its order, by their qualifiers
+    (``FIRST`` for the first instance): each runs only when the ones before it work."""
+    m = MODES[mode]
+    later = (SECOND_ONLY, THIRD_ONLY) if m.capture_mode == "bytecode" else ()
+    return (FIRST, *later, *((NETWORK_ONLY,) if m.compiled and update else ()))
 
 
 @dataclass(frozen=True)
 class Want:
-    """What a script must show to reproduce one verdict."""
+    """What a script must show to reproduce one verdict, and the gate's checks it runs."""
 
     how: str  # ALONE (in the script's process), CHILD (a crash or hang), MANY (processes)
     recorded: tuple[str, ...]  # the outcome(s): "incorrect: stale read at every call", ...
     size: int
     steps: int
-    instances: int
+    checks: tuple[str, ...] = (FIRST,)  # the gate's checks run, in order (``gate_checks``)
     timeout: float = 300.0
+    fullgraph: bool = False  # after the checks, a step with fullgraph=True (as the gate does)
 
     @property
     def words(self) -> str:
@@ -69,52 +108,96 @@ class Want:
         return self.recorded[0]
 
     @property
-    def qualified(self) -> bool:
-        """The recorded outcome names the calls (or the instance) it shows at."""
-        return self.how != MANY and self.recorded[0].startswith(f"{Status.INCORRECT}:")
+    def spans(self) -> bool:
+        """The recorded outcome names the calls of the first instance it shows at (only a
+        failure of the first instance names its calls: a later check's names its check)."""
+        kind = _kind_of(self.recorded[0])
+        plain = f"{Status.INCORRECT}: {kind}"
+        first = self.how == ALONE and self.checks == (FIRST,)
+        return first and bool(kind) and self.recorded[0] != plain
+
+    @property
+    def judged(self) -> str:
+        """What the script's judge needs: ``all`` (the oracle's judgement, reads of older
+        states included) where an outcome of an output kind is recorded, as which output kind
+        shows then matters; else ``state``: the state's kinds and whether the output is the
+        code's tell the recorded outcome from any other (works, a raise, a crash, a state kind:
+        the state kinds come before every kind of the output)."""
+        kinds = {_kind_of(r) for r in self.recorded} - {""}
+        return "all" if kinds - set(STATE_KINDS) else "state"
+
+
+def _kind_of(outcome: str) -> str:
+    """The kind of an ``incorrect: <kind> ...`` outcome ("" for any other)."""
+    if not outcome.startswith(f"{Status.INCORRECT}: "):
+        return ""
+    rest = outcome.split(": ", 1)[1]
+    return next((str(k) for k in Kind if rest == str(k) or rest.startswith(f"{k} ")), "")
+
+
+def _qualified(text: str, qualifier: str) -> str:
+    return f"{text} {qualifier}" if qualifier else text
+
+
+def _raise(detail: str) -> str:
+    """``raises: <exception type>`` of a raise's detail (or of its signature's words), the
+    qualifier of a later check after it: "raises: AttributeError in a second instance only"."""
+    q = instance_qualifier(detail)
+    text = detail[len(q) :].split("): ", 1)[-1] if q else detail  # after "(the first works): "
+    text = re.sub(r"^(step \d+ \([^)]*\)|building the \w+): ", "", text)
+    return _qualified(f"{Status.RAISES}: {text.partition(': ')[0]}", q)
 
 
 def _core(sig: str) -> str:
     """A recorded signature as a script compares it: a raise by its exception type only."""
     if sig.startswith(f"{Status.RAISES}:"):
-        return ": ".join(sig.split(": ")[:2])
+        return _raise(sig.split(": ", 1)[1])
     return sig
 
 
 def want(row: dict, runtime: Runtime, timeout: float = 300.0) -> Want:
     """What ``row`` (a verdict row: status, kind, calls, detail, mode) recorded, as a script
-    checks it; ``timeout``: how long the run's gate waited for a cell."""
+    checks it, and which of the gate's checks it runs; ``timeout``: how long the run's gate
+    waited for a cell."""
     size, steps = runtime.gate_schedule[0]
     status, kind = str(row["status"]), str(row.get("kind") or "")
     detail, calls = str(row.get("detail") or ""), str(row.get("calls") or "")
+    every = gate_checks(row["mode"], row.get("strategy") != CONTROL)
+    q = instance_qualifier(detail) or (calls if calls in INSTANCE_QUALIFIERS else "")
+    upto = every[: every.index(q) + 1] if q in every[1:] else every  # FIRST: every check
     bytecode = MODES[row["mode"]].capture_mode == "bytecode"
-    instances = 2 if bytecode or calls == SECOND_ONLY else 1  # the gate's second instance
     if status == Status.CRASHED.value:
         sig = re.search(r"died with (SIG\w+)", detail)
         code = re.search(r"exited with code (-?\d+)", detail)
         what = sig.group(1) if sig else f"exit code {code.group(1)}" if code else "?"
-        return Want(CHILD, (f"{Status.CRASHED}: {what}",), size, steps, instances, timeout)
+        recorded = _qualified(f"{Status.CRASHED}: {what}", q)
+        return Want(CHILD, (recorded,), size, steps, upto, timeout, bytecode and not q)
     if status == Status.TIMEOUT.value:
         took = re.search(r"for (\d+(?:\.\d+)?) s", detail)
         seconds = float(took.group(1)) if took else timeout
-        return Want(CHILD, (str(Status.TIMEOUT),), size, steps, instances, seconds)
+        recorded = _qualified(str(Status.TIMEOUT), q)
+        return Want(CHILD, (recorded,), size, steps, upto, seconds, bytecode and not q)
     if status == Status.INCORRECT.value and kind == str(Kind.DIFFERS):
         gate = re.match(r"gate processes: (.*?)\. ", detail)
         if gate:
             seen = [re.sub(r" in \d+ of \d+$", "", s) for s in gate.group(1).split("; ")]
-            return Want(MANY, tuple(dict.fromkeys(map(_core, seen))), size, steps, instances)
+            return Want(MANY, tuple(dict.fromkeys(map(_core, seen))), size, steps, every)
         # right in every gate process, wrong after the timed steps: the timed steps, each alone
         timed = re.search(r"after (\d+) timed steps", detail)
         sizes = re.search(r"\(sizes ([\d, ]+)\)", detail)
         if timed and sizes:
             size, steps = int(sizes.group(1).split(",")[0]), int(timed.group(1))
-        return Want(MANY, (str(Status.WORKS), str(Status.INCORRECT)), size, steps, instances)
+        return Want(MANY, (str(Status.WORKS), str(Status.INCORRECT)), size, steps, every)
     if status == Status.INCORRECT.value:
         text = f"{Status.INCORRECT}: {kind}"
+        if q:
+            return Want(ALONE, (f"{text} {q}",), size, steps, upto)
         if calls and ";" not in calls:
             text += f" {calls}"
-        return Want(ALONE, (text,), size, steps, instances)
-    return Want(ALONE, (_core(signature(status, kind, detail)),), size, steps, instances)
+        return Want(ALONE, (text,), size, steps)
+    if status == Status.RAISES.value:
+        return Want(ALONE, (_raise(detail),), size, steps, upto if q else (FIRST,))
+    return Want(ALONE, (_core(signature(status, kind, detail)),), size, steps, every)
 
 
 # -- the NumPy reference of each workload: one step as the code means it --------------------
@@ -153,7 +236,6 @@ def reference(state, step):
     x = np.random.default_rng(step - 1).standard_normal((SIZE, *{x.shape[1:]}), dtype=np.float32)
     x64 = (x * SCALE + SHIFT).astype(np.float32).astype(np.float64)
     mean, var = x64.mean(axis=(0, 2, 3)), x64.var(axis=(0, 2, 3))
-
     def forward(s):  # gamma = 1, beta = 0
         sigma_b = np.sqrt(var + {eps!r})
         sigma = np.sqrt(s["moving_var"].astype(np.float64) + {eps!r})
@@ -161,7 +243,6 @@ def reference(state, step):
         d = np.clip((mean - s["moving_mean"]) / sigma, -s["d_max"][0], s["d_max"][0])
         xhat = (x64 - mean[:, None, None]) / sigma_b[:, None, None] * r[:, None, None]
         return (xhat + d[:, None, None]).astype(np.float32)
-
     count = np.float32(state["step"][0] + 1)
     frac = min(float(count) / {spec.RAMP_STEPS}, 1.0)  # r_max and d_max ramp, then hold
     new = {{"moving_mean": state["moving_mean"] + {m!r} * (mean - state["moving_mean"]),
@@ -185,7 +266,6 @@ def reference(state, step):
     cache = state["cache"].reshape({B}, {H}, SIZE, {D})
     new = cache.copy()
     new[:, :, t : t + 1] = row
-
     def read(c):  # the rows at t and t - 1 (mod T), summed
         return c[:, :, t : t + 1] + c[:, :, (t - 1) % SIZE : (t - 1) % SIZE + 1]
 
@@ -220,18 +300,26 @@ REFERENCES = {
 }
 
 
-# -- the driver: the gate's run and judgement, in short ----------------------------------------
-DRIVER = '''
+# -- the driver: the gate's checks and judgement, in short -------------------------------------
+COMMON_DRIVER = """
 
 def close(a, b):
     return np.shape(a) == np.shape(b) and bool(np.allclose(a, b, RTOL, ATOL))
 
-
 def show(a):
-    a = np.asarray(a).reshape(-1)
-    return f"{a[0]:.6g}" if a.size == 1 else f"mean {a.mean():.6g} over {a.size}"
+    return f"{np.ravel(a)[0]:.6g}" if np.size(a) == 1 else f"mean {np.mean(a):.6g} of {np.size(a)}"
 
-
+def read(params):  # the state, from the Parameters a cell was built with (as the gate reads it)
+    return {n: params[n].asnumpy().astype(np.float32).reshape(-1) for n in NAMES}
+"""
+STATE_JUDGE = '''
+def judge(out, reads, old, new, want):
+    """The state's kinds of divergence a step shows, and whether its output is not the code's."""
+    kinds = [@WRITE_DROPPED@ if np.array_equal(new[n], old[n]) and not close(w, old[n])
+             else @WRONG_VALUE@ for n, w in want.items() if not close(new[n], w)]
+    return kinds + ([] if close(out, reads[MEANING]) else [@OTHER_OUTPUT@])
+'''
+FULL_JUDGE = '''
 def judge(out, reads, old, new, want, older):
     """The kinds of divergence one step shows (the suite's oracle, in short)."""
     kinds = [@WRITE_DROPPED@ if np.array_equal(new[n], old[n]) and not close(w, old[n])
@@ -243,118 +331,256 @@ def judge(out, reads, old, new, want, older):
         else:
             kinds.append(@FUTURE_READ@ if seen == "@AFTER@" else @WRONG_OUTPUT@)
     return kinds
-@SPAN@
+'''
+JUDGES = {"state": STATE_JUDGE, "all": FULL_JUDGE}
 
+SPAN = """
+def span(hits):  # at which calls a kind shows: the recorded words for the recorded calls
+    return @WORDS@ if hits == @HITS@ else f"at calls {', '.join(map(str, hits))} of {STEPS}"
+"""
+
+
+def hits_of(calls: str, total: int) -> list[int]:
+    """The calls (numbered from 1) that ``calls`` (``oracle.calls``'s words) names of ``total``:
+    its inverse; ValueError for words it does not use."""
+    if calls == "at every call":
+        hits = list(range(1, total + 1))
+    elif calls == "at the first call only":
+        hits = [1]
+    elif m := re.fullmatch(r"at the first (\d+) calls only", calls):
+        hits = list(range(1, int(m.group(1)) + 1))
+    elif m := re.fullmatch(r"from call (\d+) on", calls):
+        hits = list(range(int(m.group(1)), total + 1))
+    elif m := re.fullmatch(r"at calls ([\d, ]+) of (\d+)", calls):
+        hits = [int(c) for c in m.group(1).split(", ")]
+    else:
+        hits = []
+    if not hits or _span(hits, total) != calls:
+        raise ValueError(f"not the words of calls: {calls!r}")
+    return hits
+
+
+# The gate's network (``bench.measured.oracle.network``), written with the suite's code the cell
+# uses: under bytecode capture, in the state module. Where the container class is defined
+# changes what is captured (checked on 2.10.0, CPU, clip ``assign@helper-param-after-arg``: in
+# ``oracle`` or in the state class's module the network dies with SIGSEGV; in ``__main__`` or in
+# a module of its own it works, also under the gate itself).
+NETWORK = '''
+class Network(nn.Cell):
+    """The gate's network: its layers in an nn.CellList, each called on the same inputs."""
+    def __init__(self, cells):
+        super().__init__()
+        self.layers = nn.CellList(cells)
+
+    def construct(self, *inputs):
+        outs = ()
+        for layer in self.layers:
+            outs = outs + (layer(*inputs),)
+        return outs
+'''
+NETWORK_HOOK = """
+    def after_step(self, outs, inputs):
+        return tuple(layer.after_step(o, inputs) for layer, o in zip(self.layers, outs))
+"""
+
+
+OLDER = f"history[-{HISTORY}:]"  # the states a stale read is looked for in, as the oracle
+
+
+def _call(obj: str, hooks: bool) -> str:
+    """One step of ``obj``: its call, then its host-side hook where the variant has one."""
+    if hooks:
+        return f"{obj}.after_step({obj}(*xs), xs[0] if len(xs) == 1 else xs)"
+    return f"{obj}(*xs)"
+
+
+def _check(network: bool, older: bool, build: str, capture: str, hooks: bool, every: bool):
+    """The text of ``check(where)``: one of the gate's checks over the steps, every cell judged
+    per step. ``network``: the script runs the network check too (one instance, or two as the
+    layers of a network); ``older``: its judge looks for reads of older states; ``capture``: the
+    capture mode (or ""); ``every``: print every step (else the first 8 and the last)."""
+    obj = "net" if network else "cell"
+    prepare = (
+        [f"    {obj}.construct = ms.jit({obj}.construct, capture_mode={capture!r})"]
+        if capture
+        else []
+    )
+    show = [
+        "print(f\"{f'layer {j + 1} ' if len(cells) > 1 else ''}step {step}, "
+        'expected vs observed: "'
+        if network
+        else 'print(f"step {step}, expected vs observed: "',
+        '      + "; ".join(f"{n} {show(want[n])} vs {show(new[n])}" for n in want)',
+        f"      + f\"; output: {{', '.join({'found[j][-1]' if network else 'found[-1]'})"
+        " or 'as the code means'}\")",
+    ]
+    if not every:
+        show = ["if step <= 8 or step == STEPS:", *("    " + s for s in show)]
+    if not network:
+        lines = [
+            "def check(where):",
+            '    """A check of the gate (a fresh instance): None, or (its first kind, at which'
+            ' calls)."""',
+            f"    cell = {build}",
+            "    params = dict(cell.parameters_and_names())  # read by identity, as the gate",
+            *prepare,
+            "    state, history, found = read(params), [], []"
+            if older
+            else "    state, found = read(params), []",
+            "    for step in range(1, STEPS + 1):",
+            "        inputs, reads, want = reference(state, step)",
+            "        xs = tuple(Tensor(a) for a in inputs)",
+            f"        out, new = {_call('cell', hooks)}.asnumpy(), read(params)",
+            *(
+                [
+                    f'        older = (reference(s, step)[1]["{BEFORE}"] for s in {OLDER})',
+                    "        found.append(judge(out, reads, state, new, want, older))",
+                ]
+                if older
+                else ["        found.append(judge(out, reads, state, new, want))"]
+            ),
+            *("        " + s for s in show),
+            "        history, state = [*history, state], new" if older else "        state = new",
+            "    kind = next((k for k in KINDS if any(k in f for f in found)), None)",
+            "    return kind and (kind, [i + 1 for i, f in enumerate(found) if kind in f])",
+        ]
+        return "\n" + "\n".join(lines) + "\n"
+    lines = [
+        "def check(where):",
+        '    """A gate check (a fresh instance, or two as a network\'s layers): None or (kind,'
+        ' calls)."""',
+        f'    cells = [{build} for _ in range(2 if where == "{NETWORK_ONLY}" else 1)]',
+        "    params = [dict(c.parameters_and_names()) for c in cells]  # read by identity",
+        "    net = Network(cells) if len(cells) > 1 else cells[0]",
+        *prepare,
+        "    states, history, found = [read(p) for p in params], [], [[] for _ in cells]"
+        if older
+        else "    states, found = [read(p) for p in params], [[] for _ in cells]",
+        "    for step in range(1, STEPS + 1):",
+        "        expected = [reference(s, step) for s in states]",
+        "        xs = tuple(Tensor(a) for a in expected[0][0])",
+        f"        outs = {_call('net', hooks)}",
+        "        outs = [o.asnumpy() for o in (outs if len(cells) > 1 else (outs,))]",
+        "        news = [read(p) for p in params]",
+        "        for j, ((_, reads, want), out, new) in enumerate(zip(expected, outs, news)):",
+        *(
+            [
+                f'            older = (reference(h[j], step)[1]["{BEFORE}"] for h in {OLDER})',
+                "            found[j].append(judge(out, reads, states[j], new, want, older))",
+            ]
+            if older
+            else ["            found[j].append(judge(out, reads, states[j], new, want))"]
+        ),
+        *("            " + s for s in show),
+        "        history, states = [*history, states], news" if older else "        states = news",
+        "    for kinds in found:  # the first failing cell's first kind, and at which calls",
+        "        kind = next((k for k in KINDS if any(k in f for f in kinds)), None)",
+        "        if kind:",
+        "            return kind, [i + 1 for i, f in enumerate(kinds) if kind in f]",
+    ]
+    return "\n" + "\n".join(lines) + "\n"
+
+
+RUN = '''
 def run():
-    """The instances over the steps, as the suite's gate runs them: the outcome in its words."""
+    """The gate's checks in order, each only when the ones before it work: the outcome."""
 @SETUP@
-    for instance in range(1, INSTANCES + 1):
-        cell = @BUILD@
-@PREPARE@        params = dict(cell.parameters_and_names())
-        read = lambda: {  # noqa: E731  (the state, read from the cell's own Parameters)
-            n: params[n].asnumpy().astype(np.float32).reshape(-1) for n in NAMES}
-        state, history, found = read(), [], []
-        for step in range(1, STEPS + 1):
-            inputs, reads, want = reference(state, step)
-            xs = tuple(Tensor(a) for a in inputs)
-            out, new = @CALL@.asnumpy(), read()
-            older = (reference(s, step)[1]["@BEFORE@"] for s in history[-16:])  # earlier states
-            found.append(judge(out, reads, state, new, want, older))
-            if step <= 8 or step == STEPS:
-                print(f"instance {instance} step {step}, expected vs observed: "
-                      + "; ".join(f"{n} {show(want[n])} vs {show(new[n])}" for n in want)
-                      + f"; output: {', '.join(found[-1]) or 'as the code means'}")
-            history, state = [*history, state], new
-        kind = next((k for k in KINDS if any(k in f for f in found)), None)
-        if kind:
+    for where in ("", *LATER):  # '': the first instance
+        print(f"-- check: {where or 'the first instance'}", flush=True)  # a crash is this check's
+        try:
+            found = check(where)
+        except Exception as exc:  # an error is an outcome: its type is what is compared
+            print(f"{type(exc).__name__}: {exc}")
+            return f"@s:RAISES@: {type(exc).__name__} {where}".rstrip()
+        if found:
             return @RESULT@
     return @WORKS@
 '''
-OUTCOME = """
-
-def outcome():
+# the first instance only (no later check is run): no loop, no marks
+RUN_ONE = '''
+def run():
+    """The gate's first check (the first instance): the outcome, in the suite's words."""
+@SETUP@
     try:
-        return run()
+        found = check("")
     except Exception as exc:  # an error is an outcome: its type is what is compared
         print(f"{type(exc).__name__}: {exc}")
         return f"@s:RAISES@: {type(exc).__name__}"
+    return @RESULT@ if found else @WORKS@
+'''
+RESULT = 'f"@s:INCORRECT@: {found[0]} {where}".rstrip()'
+SPAN_RESULT = 'f"@s:INCORRECT@: {found[0]} {span(found[1])}"'
 
+FULLGRAPH = '''
+def fullgraph():
+    """The gate's diagnostic after the checks: a step with fullgraph=True (its crash is the
+    cell's, unqualified; its error is no outcome)."""
+    print("-- check: fullgraph=True", flush=True)
+    try:
+        net = @BUILD@
+        net.construct = ms.jit(net.construct, capture_mode="bytecode", fullgraph=True)
+        xs = tuple(Tensor(a) for a in reference(read(dict(net.parameters_and_names())), 1)[0])
+        @CALL@.asnumpy()
+    except Exception as exc:
+        print(f"fullgraph=True: {type(exc).__name__}: {exc}")
+'''
 
-def same(got, recorded):
+# a process's outcome against a gate process's signature (which names no calls, no check and
+# no signal: "incorrect: write dropped", "crashed")
+SAME = """
+def same(got, recorded):  # the recorded outcome, or it with more words (the calls, the signal)
     return got == recorded or got.startswith((recorded + " ", recorded + ":"))
 """
 
-SPAN = '''
-
-def span(hits, total):
-    """At which calls of an instance a kind shows, in the suite's words."""
-    if hits == list(range(1, total + 1)):
-        return "at every call"
-    if hits == list(range(1, hits[-1] + 1)):
-        return "at the first call only" if hits == [1] else f"at the first {hits[-1]} calls only"
-    if hits == list(range(hits[0], total + 1)):
-        return f"from call {hits[0]} on"
-    return f"at calls {', '.join(map(str, hits))} of {total}"
-'''
-SPAN_RESULT = (
-    'f"@s:INCORRECT@: {kind} " + (\n'
-    "                span([i + 1 for i, f in enumerate(found) if kind in f], STEPS)\n"
-    '                if instance == 1 else "@SECOND_ONLY@")'
-)
-
 CHILD_DRIVER = '''
-
 def child(timeout):
-    """The cell in a fresh child process (this script with --child): its outcome."""
+    """The checks in a fresh child process (this script with --child): its outcome, a crash by
+    its signal and a hang in the check it was in."""
     env = dict(os.environ, PYTHONFAULTHANDLER="1")  # a crash prints the native traceback
     try:
         done = subprocess.run([sys.executable, os.path.abspath(__file__), "--child"], env=env,
                               capture_output=True, text=True, timeout=timeout)
+        out, code = done.stdout + done.stderr, done.returncode
     except subprocess.TimeoutExpired as exc:
-        for text in (exc.stdout, exc.stderr):
-            print(text.decode(errors="replace") if isinstance(text, bytes) else text or "")
-        return @TIMEOUT@
-    print(done.stdout + done.stderr)
-    if done.returncode < 0:
-        return f"@s:CRASHED@: {signal.Signals(-done.returncode).name}"
-    found = re.findall(r"^OUTCOME: (.*)$", done.stdout, re.M)
-    return found[-1] if found else f"@s:CRASHED@: exit code {done.returncode}"
+        out, code = "".join(t.decode(errors="replace") if isinstance(t, bytes) else t or ""
+                            for t in (exc.stdout, exc.stderr)), None
+    print(out)
+    marks = re.findall(r"^-- check: (.*)$", out, re.M)
+    where = marks[-1] if marks and marks[-1] in LATER else ""  # the check it was in
+    if code is None:
+        return f"@s:TIMEOUT@ {where}".rstrip()
+    if code < 0:
+        return f"@s:CRASHED@: {signal.Signals(-code).name} {where}".rstrip()
+    found = re.findall(r"^OUTCOME: (.*)$", out, re.M)
+    return found[-1] if found else f"@s:CRASHED@: exit code {code} {where}".rstrip()
 '''
 
-VERDICT = """    print(f"recorded by the suite: {RECORDED}; observed: {got}")
-    print(("REPRODUCED: " if same(got, RECORDED) else "NOT REPRODUCED: observed ") + got)
-    return 0 if same(got, RECORDED) else 1
+VERDICT = """    ok = got == RECORDED  # the signal, and the check it died in
+    print(f"REPRODUCED: {got}" if ok else f"NOT REPRODUCED: observed {got}, recorded {RECORDED}")
+    sys.exit(0 if ok else 1)
 """
+# the script's main part (``if __name__ == "__main__":``), per where it runs the checks
 MAIN = {
     ALONE: """
-
-def main():
-    try:
-        got = run()
-    except Exception as exc:  # an error is an outcome: its type is what is compared
-        print(f"{type(exc).__name__}: {exc}")
-        got = f"@s:RAISES@: {type(exc).__name__}"
-    ok = got == RECORDED or got.startswith(RECORDED + " ")  # with the calls, when recorded
-    print(f"recorded by the suite: {RECORDED}; observed: {got}")
-    print(("REPRODUCED: " if ok else "NOT REPRODUCED: observed ") + got)
-    return 0 if ok else 1
+if __name__ == "__main__":
+    got = run()
+    ok = got == RECORDED or got.startswith(RECORDED + " ")  # with the calls, if not recorded
+    print(f"REPRODUCED: {got}" if ok else f"NOT REPRODUCED: observed {got}, recorded {RECORDED}")
+    sys.exit(0 if ok else 1)
 """,
     CHILD: """
-
-def main():
-    if "--child" in sys.argv:
-        faulthandler.dump_traceback_later(TIMEOUT + 25)  # where a hang hangs, before it is killed
-        print(f"OUTCOME: {outcome()}", flush=True)
-        return 0
+if __name__ == "__main__" and "--child" in sys.argv:
+    faulthandler.dump_traceback_later(TIMEOUT + 25)  # where a hang hangs, before it is killed
+    got = run()@FULLGRAPH@
+    print(f"OUTCOME: {got}", flush=True)
+elif __name__ == "__main__":
     got = child(TIMEOUT + 30)  # the suite's time for the cell, and MindSpore's import
 """
     + VERDICT,
     MANY: """
-
-def main():
-    if "--child" in sys.argv:
-        print(f"OUTCOME: {outcome()}", flush=True)
-        return 0
+if __name__ == "__main__" and "--child" in sys.argv:
+    print(f"OUTCOME: {run()}", flush=True)
+elif __name__ == "__main__":
     seen = []
     for process in range(1, PROCESSES + 1):
         print(f"---- process {process} of {PROCESSES}")
@@ -362,17 +588,14 @@ def main():
         print(f"process {process}: {seen[-1]}")
     matched = [[r for r in RECORDED if same(s, r)] for s in seen]
     ok = len(set(seen)) > 1 and all(matched) and {m[0] for m in matched} == set(RECORDED)
-    print(f"recorded by the suite in different processes: {' / '.join(RECORDED)}")
-    print(("REPRODUCED: " if ok else "NOT REPRODUCED: observed ") + " / ".join(seen))
-    return 0 if ok else 1
+    print(("REPRODUCED: " if ok else "NOT REPRODUCED: observed ") + " / ".join(seen)
+          + f" (recorded in different processes: {' / '.join(RECORDED)})")
+    sys.exit(0 if ok else 1)
 """,
 }
-
-TAIL = """
-
-if __name__ == "__main__":
-    sys.exit(main())
-"""
+CALL_FULLGRAPH = """
+    if not got.startswith("@s:RAISES@"):  # as the gate: then a step with fullgraph=True
+        fullgraph()"""
 
 
 def _fill(text: str, **parts: str) -> str:
@@ -384,7 +607,7 @@ def _fill(text: str, **parts: str) -> str:
         text = text.replace(f"@{k.name}@", repr(str(k)))
     for s in Status:
         text = text.replace(f"@s:{s.name}@", str(s)).replace(f"@{s.name}@", repr(str(s)))
-    return text.replace("@SECOND_ONLY@", SECOND_ONLY)
+    return text.replace("@OTHER_OUTPUT@", repr(OTHER_OUTPUT))
 
 
 def _literal(text: str) -> str:
@@ -474,6 +697,103 @@ def _hooks(code: VariantCode) -> bool:
     return False
 
 
+CHECK_WORDS = {  # what each check builds, as a script's docstring lists them
+    FIRST: "the first instance",
+    SECOND_ONLY: "a second instance",
+    THIRD_ONLY: "a third",
+    NETWORK_ONLY: "two instances as the layers of one network",
+}
+
+
+def _tuple(name: str, values: tuple, comment: str = "") -> str:
+    """``NAME = (...)  # comment`` within 99 characters a line: the values over more lines when
+    they do not fit in one, the comment after the last (or above, when it does not fit)."""
+    text, note = f"{name} = {values!r}", f"  # {comment}" if comment else ""
+    if len(text) + len(note) <= 99:
+        return text + note
+    lines, line = [], f"{name} = ("
+    for v in values:
+        item = f"{v!r}, "
+        if len(line) + len(item) > 98:
+            lines.append(line.rstrip())
+            line = " " * (len(name) + 4)
+        line += item
+    last = (line.rstrip() if len(values) == 1 else line.rstrip().rstrip(",")) + ")"
+    if len(last) + len(note) <= 99:
+        return "\n".join([*lines, last + note])
+    return "\n".join([*([f"# {comment}"] if comment else []), *lines, last])
+
+
+def _used(blocks: list[str], outside: str) -> list[str]:
+    """``blocks`` (pruned top-level definitions) without those nothing uses: a method pruned
+    away can leave the names only it used (a constant, a helper) behind."""
+    defined = [set(inline._namespace(ast.parse(b))[0]) for b in blocks]
+    uses = [inline.uses(ast.parse(b)) for b in blocks]
+    wanted = inline.uses(ast.parse(outside))
+    kept = set(range(len(blocks)))
+    while True:
+        used = wanted.union(*(uses[i] - defined[i] for i in kept))
+        drop = {i for i in kept if defined[i] and not defined[i] & used}
+        if not drop:
+            return [b for i, b in enumerate(blocks) if i in kept]
+        kept -= drop
+
+
+def _span_text(w: Want) -> str:
+    """``span(hits)`` of a script whose recorded outcome names the calls: those words when the
+    hits are the recorded ones, else the calls listed (what the oracle says of other hits is
+    not needed to tell that they are not the recorded ones)."""
+    calls = w.recorded[0].removeprefix(f"{Status.INCORRECT}: {_kind_of(w.recorded[0])} ")
+    return SPAN.replace("@WORDS@", repr(calls)).replace("@HITS@", repr(hits_of(calls, w.steps)))
+
+
+def _sizes(w: Want, work) -> list[str]:
+    """The lines of the size, the steps, the tolerance and the state's names."""
+    names = tuple(work.state_names)
+    line = f"SIZE, STEPS, RTOL, ATOL = {w.size}, {w.steps}, {work.rtol!r}, {work.atol!r}"
+    one = line.replace(" =", ", NAMES =", 1) + f", {names!r}"
+    return [one] if len(one) <= 99 else [line, _tuple("NAMES", names)]
+
+
+def _compact(text: str) -> str:
+    """One blank line at most between two lines (the script is read, pasted, not linted)."""
+    return re.sub(r"\n(?:[ \t]*\n){2,}", "\n\n", text)
+
+
+def driver_text(w: Want, mode, build: str, hooks: bool) -> tuple[str, str]:
+    """(the driver's functions, the script's main part) of a script that must show ``w`` in
+    ``mode`` (a ``modes.Mode``): ``build`` makes an instance (``Variant()``), ``hooks``: the
+    variant has host-side work after each step (``after_step``). They use the script's
+    constants, ``Variant``, ``reference`` and, with the network check, ``Network``."""
+    network = NETWORK_ONLY in w.checks
+    setup = ['    ms.set_device("CPU")', f"    ms.set_context(mode=ms.{mode.context_mode})"]
+    if mode.blocking:
+        setup.append("    ms.runtime.launch_blocking()  # every op runs synchronously")
+    older = w.judged == "all"
+    one = 'f"@s:INCORRECT@: {found[0]}"'  # the outcome of a failure of the only check
+    if w.spans:
+        result = SPAN_RESULT
+    else:
+        result = one if len(w.checks) == 1 else RESULT
+    driver = "".join(
+        [
+            COMMON_DRIVER,
+            JUDGES[w.judged],
+            _span_text(w) if w.spans else "",
+            _check(network, older, build, mode.capture_mode or "", hooks, every=w.steps <= 12),
+            (RUN if len(w.checks) > 1 else RUN_ONE)
+            .replace("@SETUP@", "\n".join(setup))
+            .replace("@RESULT@", result),
+            FULLGRAPH.replace("@BUILD@", build).replace("@CALL@", _call("net", hooks))
+            if w.fullgraph
+            else "",
+        ]
+    )
+    main = MAIN[w.how].replace("@FULLGRAPH@", CALL_FULLGRAPH if w.fullgraph else "")
+    tail = _fill((SAME if w.how == MANY else "") + (CHILD_DRIVER if w.how != ALONE else "") + main)
+    return _fill(driver, BEFORE=BEFORE, AFTER=AFTER), tail
+
+
 def script(
     variant: str,
     row: dict,
@@ -497,38 +817,23 @@ def script(
     reference, extra = REFERENCES[work.name]
     suite = list(dict.fromkeys([*code.suite, *extra]))
     hooks = _hooks(code)
-    call = "cell.after_step(cell(*xs), xs[0] if len(xs) == 1 else xs)" if hooks else "cell(*xs)"
-    setup = ['    ms.set_device("CPU")', f"    ms.set_context(mode=ms.{mode.context_mode})"]
-    if mode.blocking:
-        setup.append("    ms.runtime.launch_blocking()  # every op runs synchronously")
-    prepare = ""
-    if mode.capture_mode:
-        prepare = (
-            f"        cell.construct = ms.jit(cell.construct, capture_mode={mode.capture_mode!r})\n"
-        )
-    builds_with_size = type(work).build is not Runtime.build
-    driver = _fill(
-        DRIVER,
-        SPAN=SPAN if w.qualified or w.how == MANY else "",
-        RESULT=SPAN_RESULT if w.qualified or w.how == MANY else 'f"@s:INCORRECT@: {kind}"',
-        SETUP="\n".join(setup),
-        BUILD="Variant(SIZE)" if builds_with_size else "Variant()",
-        PREPARE=prepare,
-        CALL=call,
-        BEFORE=BEFORE,
-        AFTER=AFTER,
-    )
-    tail = _fill((OUTCOME + CHILD_DRIVER if w.how != ALONE else "") + MAIN[w.how] + TAIL)
+    network = NETWORK_ONLY in w.checks
+    build = "Variant(SIZE)" if type(work).build is not Runtime.build else "Variant()"
+    driver, tail = driver_text(w, mode, build, hooks)
     ref_text = reference(work)
     local = "\n".join(code.blocks)
     found = inline.collect(suite)
     keep = inline.attributes("\n".join([local, driver, tail, ref_text, *found.blocks]))
     if not hooks:
         keep.discard("after_step")  # host-side work: none here, so it is not called
-    local = "\n\n\n".join(inline.prune(b, keep, docstrings=False) for b in code.blocks)
+    local = "\n\n".join(inline.prune(b, keep, docstrings=False) for b in code.blocks)
     overridden = inline.overrides(code.blocks)
     state_blocks = [inline.prune(b, keep, overridden=overridden) for b in found.blocks]
+    if network:  # the gate's container is the suite's code too: it goes with the state (where
+        # it is defined changes what bytecode capture does: see NETWORK)
+        state_blocks.append((NETWORK + (NETWORK_HOOK if hooks else "")).strip())
     rest = "\n".join([local, ref_text, driver, tail])
+    state_blocks = _used(state_blocks, rest)
     script_names = set(inline._namespace(ast.parse(rest))[0]) | set(SCRIPT_NAMES)
     clash = set(found.defined) & script_names
     # Under bytecode capture the module a class is defined in changes what is captured: the
@@ -538,59 +843,70 @@ def script(
     separate = separate or bool(clash)
     head = ["os", "sys"] + (["pathlib", "tempfile"] if separate else [])
     if w.how != ALONE:
-        head += ["faulthandler", "re", "signal", "subprocess"]
-    bound = {k: v for line in COMMON for k, v in _bound(line).items()}
+        head += ["re", "signal", "subprocess"] + (["faulthandler"] if w.how == CHILD else [])
+    common = [*COMMON, *([NN] if network and not separate else [])]
+    bound = {k: v for line in common for k, v in _bound(line).items()}
     own = [i for i in code.imports if any(bound.get(k) != v for k, v in _bound(i).items())]
-    imports = [*COMMON, *own, *([] if separate else found.import_lines())]
+    imports = [*common, *own, *([] if separate else found.import_lines())]
     meaning = row.get("meaning") or work.intent
     reading = work.readings.get(meaning, "")
     state_module = f"{work.name}_state"
+    state_imports = merge_imports([*found.import_lines(), *([NN] if network else [])])
+    names = [n for _, n in suite] + (["Network"] if network else [])
     if separate:
         state = [
-            "# The suite's code the cell uses: a module of its own, as under bytecode capture the",
-            "# module a class is defined in changes what is captured (removed at exit).",
-            f"STATE = {_literal(inline.module_text(found.import_lines(), state_blocks))}",
+            "# The suite's code the cell uses: a module of its own (its module matters to capture)",
+            f"STATE = {_literal(inline.module_text(state_imports, state_blocks))}",
             'FOLDER = tempfile.TemporaryDirectory(prefix="repro-")',
             f'pathlib.Path(FOLDER.name, "{state_module}.py").write_text(STATE)',
             "sys.path.insert(0, FOLDER.name)",
-            f"from {state_module} import {', '.join(n for _, n in suite)}  # noqa: E402",
+            f"from {state_module} import {', '.join(names)}  # noqa: E402",
         ]
     else:
-        state = ["# The suite's code the cell uses (the workload's state, the strategy's base):"]
-        state += ["", ""]
+        state = ["# The suite's code the cell uses (the workload's state, the strategy's base)"]
         state.append(inline.module_text([], state_blocks, future=False).strip())
     future = not separate and inline.annotated("\n".join(state_blocks))
+    kinds = (
+        (*STATE_KINDS, OTHER_OUTPUT)
+        if w.judged == "state"
+        else tuple(str(k) for k in Kind if k is not Kind.DIFFERS)
+    )
+    checks = ", ".join(CHECK_WORDS[c] for c in w.checks)
+    about = textwrap.wrap(
+        f"MindSpore {version} (CPU). Recorded by the suite"
+        + (f" (run {run_id})" if run_id else "")
+        + f": {w.words}. Runs the gate's checks ({checks}); prints expected (eager semantics) vs"
+        ' observed per step; exit 0 when it shows what was recorded, else 1."""',
+        99,
+        break_on_hyphens=False,
+    )
     lines = [
         f'"""{title}',
         "",
-        f"MindSpore {version} (CPU). Recorded by the suite"
-        + (f" (run {run_id})" if run_id else "")
-        + f": {w.words}.",
-        "`python THIS.py` prints expected (the code's meaning, eagerly) vs observed per step and",
-        "exits 0 when it shows what was recorded, 1 when it does not.",
-        '"""',
+        *about,
         *(["from __future__ import annotations", ""] if future else []),
-        *(f"import {m}" for m in sorted(head)),
+        f"import {', '.join(sorted(head))}",
         "",
         f'os.environ.setdefault("OMP_NUM_THREADS", "{threads}")  # as the suite ran MindSpore',
         *merge_imports(imports),
         "",
         f"RECORDED = {(w.recorded if w.how == MANY else w.recorded[0])!r}",
         f"MEANING = {meaning!r}" + (f"  # the code's reads see {reading}" if reading else ""),
-        f"SIZE, STEPS, INSTANCES = {w.size}, {w.steps}, {w.instances}"
-        + ("  # a second instance runs after the first" if w.instances > 1 else ""),
-        f"RTOL, ATOL, NAMES = {work.rtol!r}, {work.atol!r}, {tuple(work.state_names)!r}",
-        f"KINDS = {tuple(str(k) for k in Kind if k is not Kind.DIFFERS)!r}",
+        *_sizes(w, work),
+        _tuple("KINDS", kinds, "precedence"),
+        *(
+            [_tuple("LATER", w.checks[1:], "the gate's checks after the first instance, in order")]
+            if len(w.checks) > 1 or w.how != ALONE
+            else []
+        ),
         *(
             [f"TIMEOUT = {w.timeout!r}  # seconds the suite gave the cell"]
             if w.how != ALONE
             else []
         ),
         *([f"PROCESSES = {PROCESSES}"] if w.how == MANY else []),
-        *(["faulthandler.enable()"] if w.how != ALONE else []),
         "",
         *state,
-        "",
         "",
         local,
         "",
@@ -598,4 +914,4 @@ def script(
         driver.rstrip(),
         tail.rstrip(),
     ]
-    return "\n".join(lines) + "\n"
+    return _compact("\n".join(lines) + "\n")
