@@ -149,9 +149,13 @@ def _raise(detail: str) -> str:
 
 
 def _core(sig: str) -> str:
-    """A recorded signature as a script compares it: a raise by its exception type only."""
+    """A recorded signature as a script compares it: a raise by its exception type only (and
+    the later check it happened in: ``signature`` ends such a raise with "(<qualifier>)")."""
     if sig.startswith(f"{Status.RAISES}:"):
-        return _raise(sig.split(": ", 1)[1])
+        found = re.search(r" \((" + "|".join(map(re.escape, INSTANCE_QUALIFIERS)) + r")\)$", sig)
+        body = sig[: found.start()] if found else sig
+        said = _raise(body.split(": ", 1)[1])
+        return _qualified(said, found.group(1)) if found else said
     return sig
 
 

@@ -87,3 +87,13 @@ def test_a_script_counts_only_its_recorded_outcome(how, recorded, observed, code
     assert _verdict(how, recorded, observed) == code
     last = capsys.readouterr().out.splitlines()[-1]
     assert last.startswith("REPRODUCED: " if code == 0 else "NOT REPRODUCED: observed ")
+
+
+def test_a_recorded_raise_in_a_later_check_keeps_its_check():
+    from bench.core.schema import signature
+    from bench.report import standalone
+
+    detail = "in a third instance only (the first works): step 1 (N=8): RuntimeError: boom"
+    sig = signature("raises", "", detail)
+    assert standalone._core(sig) == standalone._raise(detail)
+    assert standalone._core("raises: RuntimeError: boom") == "raises: RuntimeError"
