@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.check import kinds as K
+from bench.core.paths import STRATEGIES_DIR
 from bench.core.schema import Kind, Status
+from bench.measured.discovery import PRIVATE
 
 ROOT = Path(__file__).resolve().parents[2]
 FINDINGS = ROOT / "results" / "findings.md"
@@ -25,19 +27,62 @@ SET_DATA = "set_data in construct"
 REBIND = "self.<Parameter> = ... in construct"
 RULES = {"read=view": VIEW_READ, "construct=base": INHERITED, "write=depend": DEPEND_WRITE}
 
-# calls that write a Parameter -> the suite's strategy name
-WRITE_CALLS = {
-    "set_data": "set_data",
-    "assign": "assign",
-    "assign_add": "assign_add",
-    "Assign": "assign_primitive",
-    "AssignAdd": "assign_primitive",
-    "copy_": "copy_",
-    "index_add": "index_add",
-    "inplace_index_add": "inplace_index_add",
-    "scatter_nd_update": "scatter_nd_update",
-    "ScatterNdUpdate": "scatter_nd_update",
-}
+
+def _snake(name: str) -> str:
+    """``InplaceUpdateV2`` -> ``inplace_update_v2``: the functional spelling of a primitive."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+
+
+def _camel(name: str) -> str:
+    """``scatter_nd_update`` -> ``ScatterNdUpdate``: the primitive spelling of an ops function."""
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_"))
+
+
+def write_calls(folder: Path = STRATEGIES_DIR) -> tuple[dict[str, str], dict[str, str]]:
+    """(call name -> strategy, primitive class -> strategy), derived from the strategy files'
+    ``API`` (read with ``ast``, nothing imported), so a new strategy is covered without editing
+    this module. A call name is the API's last part (``ops.index_add``, ``Tensor.add_``) and, for
+    a primitive class, its functional spelling too (``ops.ScatterUpdate`` -> ``scatter_update``);
+    an ``ops`` function its primitive spelling (``ops.scatter_nd_update`` ->
+    ``ScatterNdUpdate``); a primitive is also matched where the user's ``__init__`` builds it
+    (``self.op = ops.ScatterUpdate()``, then ``self.op(param, ...)``). Where several strategies
+    share an API
+    (``set_data``: the host-side ones), the strategy named like the call owns it; index
+    assignment (``Tensor.__setitem__``) is the ``param[...] = v`` syntax, matched apart."""
+    apis: dict[str, list[str]] = {}
+    in_ops: set[str] = set()
+    for path in sorted(folder.glob("*.py")):
+        if path.name.startswith(PRIVATE):
+            continue
+        for node in ast.parse(path.read_text()).body:
+            if (
+                isinstance(node, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == "API" for t in node.targets)
+                and isinstance(node.value, ast.Constant)
+            ):
+                where, _, name = str(node.value.value).rpartition(".")
+                apis.setdefault(name, []).append(path.stem)
+                if where == "mindspore.ops":
+                    in_ops.add(name)
+    calls: dict[str, str] = {}
+    primitives: dict[str, str] = {}
+    for name, owners in apis.items():
+        if name.startswith("__"):  # __setitem__: syntax, not a call
+            continue
+        owner = name if name in owners else owners[0]
+        calls[name] = owner
+        if name[:1].isupper():
+            primitives[name] = owner
+    for name in sorted(in_ops - set(primitives)):  # ops.scatter_nd_update: P.ScatterNdUpdate()
+        primitives.setdefault(_camel(name), calls[name])
+    for name, owner in primitives.items():  # an exact API name wins (``assign``, ``Assign``)
+        calls.setdefault(_snake(name), owner)
+        calls.setdefault(name, owner)
+    return calls, primitives
+
+
+# calls that write a Parameter -> the suite's strategy name (from the strategy files)
+WRITE_CALLS, PRIMITIVES = write_calls()
 VIEW_CALLS = {"reshape", "view", "flatten", "squeeze", "expand_dims", "unsqueeze", "transpose"}
 
 
@@ -110,9 +155,9 @@ def constructs(source: str, params: set[str] = frozenset(), inherited: bool = Fa
                     if _is_self_attr(t) and t.attr in params:
                         c.writes.add("rebind")
                         c.found.setdefault(REBIND, f"line {node.lineno}")
-    for name in ("Assign", "AssignAdd"):  # self.assign_op = ops.Assign(): calls via self.x(...)
-        if re.search(rf"\b(ops|P)\.{name}\(\)", source):
-            c.writes.add("assign_primitive")
+    for name, strategy in PRIMITIVES.items():  # self.op = ops.Assign(): calls via self.op(...)
+        if re.search(rf"\b(ops|P)\.{name}\(", source):
+            c.writes.add(strategy)
     return c
 
 

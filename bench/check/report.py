@@ -58,10 +58,12 @@ class Report:
         return asdict(self)
 
 
-def write(report: Report, out: Path) -> None:
+def write(report: Report, out: Path, links_from: Path | None = None) -> None:
+    """``report.json`` and ``report.md`` into ``out`` (links relative to ``links_from``, where
+    the folder ends up; default ``out``)."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "report.json").write_text(json.dumps(report.to_dict(), indent=1, default=str) + "\n")
-    (out / "report.md").write_text(markdown(report, out))
+    (out / "report.md").write_text(markdown(report, links_from or out))
 
 
 def _rel(path: str, out: Path) -> str:
