@@ -20,6 +20,7 @@ import time
 import traceback
 from pathlib import Path
 
+from bench.check import answers as instead
 from bench.check import diff, known, repro, runs
 from bench.check import kinds as K
 from bench.check import report as R
@@ -242,16 +243,16 @@ def _check(args, start, out: Path, staging: Path) -> int:
                 args.timeout,
             ),
         ]
-    answers = diff.Answers()
+    oracle = diff.Answers()
     for inst in ref["instances"]:
-        answers.add_instance(inst)
+        oracle.add_instance(inst)
     progress.total -= 1
     for _ in range(ORACLE_ROUNDS):
-        judged = {m: _runs_of(m, t, answers, tols) for m, t in traces.items()}
-        if not answers.missing:
+        judged = {m: _runs_of(m, t, oracle, tols) for m, t in traces.items()}
+        if not oracle.missing:
             break
-        questions = list(answers.missing.values())
-        answers.missing.clear()
+        questions = list(oracle.missing.values())
+        oracle.missing.clear()
         progress.total += 1
         got = progress.run(
             f"PYNATIVE_MODE from the observed states ({len(questions)} steps)",
@@ -260,12 +261,12 @@ def _check(args, start, out: Path, staging: Path) -> int:
         )
         got = got if isinstance(got, list) else [None] * len(questions)
         for (step, state), a in zip(questions, got):
-            answers.add(step, state, *(a or FAILED))
-    if answers.missing:  # still unanswered after the last round: eager gave no answer
-        for step, state in list(answers.missing.values()):
-            answers.add(step, state, *FAILED)
-        answers.missing.clear()
-        judged = {m: _runs_of(m, t, answers, tols) for m, t in traces.items()}
+            oracle.add(step, state, *(a or FAILED))
+    if oracle.missing:  # still unanswered after the last round: eager gave no answer
+        for step, state in list(oracle.missing.values()):
+            oracle.add(step, state, *FAILED)
+        oracle.missing.clear()
+        judged = {m: _runs_of(m, t, oracle, tols) for m, t in traces.items()}
     verdicts = [K.mode_verdict(m, judged[m]) for m in wanted]
     cls = target.cls
     owner = next(k for k in cls.__mro__ if "construct" in k.__dict__)
@@ -282,7 +283,7 @@ def _check(args, start, out: Path, staging: Path) -> int:
             pass
     mode_labels = {m: label(m) for m in MODES}
     findings = known.parse_findings(known.FINDINGS.read_text(), mode_labels)
-    answers_table = known.parse_answers(known.SUMMARY.read_text())
+    state_kinds = instead.kinds_of(instead.written(ref["instances"][0], found.indexed))
     divergences, repro_jobs = [], []
     for v in verdicts:
         if v.verdict == K.AGREES:
@@ -297,14 +298,11 @@ def _check(args, start, out: Path, staging: Path) -> int:
         relevant = dict(found.found)
         if K.SECOND_INSTANCE_ONLY in v.kinds:
             relevant["a second instance of the class"] = "built after the first one ran"
-        write = ""
-        ans = answers_table.get(label(v.mode))
-        if ans and (found.writes or known.SET_DATA in found.found):
-            write = (
-                f"{ans.write}; what it adds: {ans.cost} (the suite's answer for a small "
-                "Parameter, written for Batch Renormalization's `self.r_max`: put your Parameter "
-                "and its new value; read from results/summary.md)"
-            )
+        quoted = []
+        if state_kinds and (found.writes or known.SET_DATA in found.found):
+            quoted = instead.quote(v.mode, state_kinds)
+        write = "; ".join(f"to {q['kind_words']} ({', '.join(f'`{n}`' for n in q['parameters'])})"
+                          f": {q['answer']}" for q in quoted)  # fmt: skip
         d = R.Divergence(
             v.mode,
             v.kinds,
@@ -314,6 +312,7 @@ def _check(args, start, out: Path, staging: Path) -> int:
             "" if matched else known.NO_MATCH,
             relevant,
             write,
+            answers=quoted,
         )
         run = next((r for r in v.runs if r.status not in (K.WORKS, "not run")), None)
         if run and run.status not in (K.CRASHED, K.HANGS):

@@ -83,6 +83,8 @@ def write_calls(folder: Path = STRATEGIES_DIR) -> tuple[dict[str, str], dict[str
 
 # calls that write a Parameter -> the suite's strategy name (from the strategy files)
 WRITE_CALLS, PRIMITIVES = write_calls()
+# the ones that write rows of a Parameter (by their names: index and scatter APIs)
+INDEX_CALLS = {c for c in WRITE_CALLS if re.search(r"index|scatter|inplace_?update", c, re.I)}
 VIEW_CALLS = {"reshape", "view", "flatten", "squeeze", "expand_dims", "unsqueeze", "transpose"}
 
 
@@ -90,6 +92,7 @@ VIEW_CALLS = {"reshape", "view", "flatten", "squeeze", "expand_dims", "unsqueeze
 class Constructs:
     writes: set = field(default_factory=set)  # strategy names of the writes used
     found: dict = field(default_factory=dict)  # construct -> where (line)
+    indexed: set = field(default_factory=set)  # attributes written by an index or a slice
 
 
 def _call_name(node: ast.Call) -> str:
@@ -121,6 +124,12 @@ def constructs(source: str, params: set[str] = frozenset(), inherited: bool = Fa
                 name = _call_name(node)
                 if name in WRITE_CALLS:
                     c.writes.add(WRITE_CALLS[name])
+                    if name in INDEX_CALLS:
+                        receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+                        first = node.args[0] if node.args else None
+                        for target in (first, receiver):
+                            if _is_self_attr(target):
+                                c.indexed.add(target.attr)
                     if name == "set_data" and fn.name != "__init__":
                         c.found.setdefault(SET_DATA, f"line {node.lineno}")
                     if view_at is not None and node.lineno > view_at:
@@ -150,6 +159,8 @@ def constructs(source: str, params: set[str] = frozenset(), inherited: bool = Fa
                     ):  # self.p[...] = v, or param[...] = v in a helper taking the Parameter
                         ellipsis = isinstance(t.slice, ast.Constant) and t.slice.value is ...
                         c.writes.add("slice_ellipsis" if ellipsis else "slice_index")
+                        if not ellipsis and _is_self_attr(t.value):
+                            c.indexed.add(t.value.attr)
                         if view_at is not None and node.lineno > view_at:
                             c.found.setdefault(VIEW_READ, f"line {view_at}")
                     if _is_self_attr(t) and t.attr in params:

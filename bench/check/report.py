@@ -11,7 +11,7 @@ from pathlib import Path
 from bench.check import kinds as K
 from bench.measured.modes import label
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: a divergence's answers per kind of state (``answers``)
 
 
 @dataclass
@@ -32,8 +32,9 @@ class Divergence:
     findings: list  # Quote
     no_match: str = ""  # known.NO_MATCH when no finding matches
     constructs: dict = field(default_factory=dict)  # construct -> where, in the user's code
-    write_instead: str = ""  # the suite's answer for this mode, with its cost
+    write_instead: str = ""  # the suite's answers for this mode, in one line
     repro: str = ""  # the repro script's path, relative to the report
+    answers: list = field(default_factory=list)  # per kind of state: bench.check.answers.quote
 
 
 @dataclass
@@ -125,8 +126,17 @@ def markdown(r: Report, out: Path) -> str:
                 lines += [f"  > {ln}" for ln in q["lines"][:3]]
         else:
             lines.append(f"**What it means**: {d['no_match']}.")
-        if d["write_instead"]:
-            lines += ["", f"**What to write** in {label(d['mode'])}: {d['write_instead']}"]
+        for q in d.get("answers", []):
+            names = ", ".join(f"`{n}`" for n in q["parameters"])
+            lines += [
+                "",
+                f"**What to write** in {q['mode']} for {names}: the suite's answer **to "
+                f"{q['kind_words']}** ({q['why']}): {q['answer']}",
+            ]
+            if q["code"]:
+                lines += ["", "```python", *q["code"], "```"]
+            if q["source"]:
+                lines += ["", f"(read from {q['source']}, as results/summary.md prints it)"]
         if d["repro"]:
             lines += ["", f"**Repro**: `python {d['repro']}` (exits 0 when it reproduces)"]
         lines.append("")
@@ -149,8 +159,8 @@ def terminal(r: Report) -> str:
             rows.append(f"    known: {q['title']} ({q['link']})")
         if not d["findings"]:
             rows.append(f"    {d['no_match']}")
-        if d["write_instead"]:
-            rows.append(f"    write instead: {d['write_instead'][:200]}")
+        for q in d.get("answers", []):
+            rows.append(f"    write instead ({q['kind_words']}): {q['answer'][:200]}")
         if d["repro"]:
             rows.append(f"    repro: {d['repro']}")
     if r.shrink:

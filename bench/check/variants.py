@@ -13,9 +13,11 @@
   minimal pair's working side, each checked in every compiled mode where the gate recorded it
   working. *False alarm* = the check says a mode diverges where the gate recorded it working.
 
-A variant whose PYNATIVE_MODE verdict is not ``works`` has no eager reference that means its
-code (the check takes eager MindSpore as the truth; the gate takes the code's meaning): it is
-listed as not checkable, not counted.
+Not checkable, listed apart and not counted: a variant whose PYNATIVE_MODE verdict is not
+``works`` (it has no eager reference that means its code: the check takes eager MindSpore as the
+truth, the gate the code's meaning), and a strategy that writes in ``after_step`` (the suite's
+harness calls it on the host after each step: the Cell alone, which is what the check runs, does
+not write).
 
 ``python -m bench.check.variants clip brn [--out FILE]``: prints each case, then detected /
 total and false alarms; exit 1 when a finding is missed, a false alarm occurs or a check fails
@@ -166,6 +168,16 @@ class Checked:
     error: str = ""
 
 
+def not_checkable(workload: str, strategy: str, shape: str, verdicts: dict) -> str:
+    """Why the check cannot judge this variant ("" when it can)."""
+    eager = verdicts.get((workload, strategy, shape, PYNATIVE), Status.WORKS.value)
+    if eager != Status.WORKS.value:
+        return f"eager (PYNATIVE_MODE) itself is {eager}"
+    if "after_step" in discovery.load(strategy).overridden:
+        return "its write runs in after_step, outside the Cell (the suite's harness calls it)"
+    return ""
+
+
 def check(path: Path, modes: list[str], steps: int, out: Path) -> Checked:
     """``python -m bench.check PATH:Variant --modes ...`` in this process (output captured)."""
     from bench.check import cli
@@ -174,6 +186,8 @@ def check(path: Path, modes: list[str], steps: int, out: Path) -> Checked:
     err = io.StringIO()
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
         code = int(cli.main(argv))
+    if code == Exit.INTERRUPTED:
+        raise KeyboardInterrupt
     try:
         data = json.loads((out / "report.json").read_text())
     except (OSError, ValueError):
@@ -204,7 +218,7 @@ def main(argv=None) -> int:
 
     verdicts = expected_verdicts()
     total = detected = by_equivalence = quoted = 0
-    missed, alarms, failed, not_checkable = [], [], [], []
+    missed, alarms, failed, skipped = [], [], [], []
     checked_modes = working = 0
     for workload in args.workloads:
         say(f"## {workload}: findings entries (the failing variant, in the mode observed)")
@@ -213,13 +227,10 @@ def main(argv=None) -> int:
         for case in todo:
             if case["pair"]:
                 pair_sides.add(case["pair"][:2])
-            key = (workload, case["strategy"], case["shape"])
-            if verdicts.get((*key, PYNATIVE), Status.WORKS.value) != Status.WORKS.value:
-                not_checkable.append(
-                    f"{case['anchor']} (PYNATIVE_MODE: {verdicts[(*key, PYNATIVE)]})"
-                )
-                say(f"- {case['anchor']}: not checkable, eager itself is "
-                    f"{verdicts[(*key, PYNATIVE)]}")  # fmt: skip
+            why = not_checkable(workload, case["strategy"], case["shape"], verdicts)
+            if why:
+                skipped.append(f"{case['anchor']} ({why})")
+                say(f"- {case['anchor']}: not checkable: {why}")
                 continue
             t0 = time.monotonic()
             path = user_file(workload, case["strategy"], case["shape"], folder)
@@ -253,10 +264,10 @@ def main(argv=None) -> int:
             if modes:
                 todo_working.append((strategy, shape, modes))
         for strategy, shape, modes in todo_working[: args.limit or None]:
-            eager = verdicts.get((workload, strategy, shape, PYNATIVE), Status.WORKS.value)
-            if eager != Status.WORKS.value:
-                not_checkable.append(f"{workload} {strategy} {shape} (PYNATIVE_MODE: {eager})")
-                say(f"- {strategy} {shape}: not checkable, eager itself is {eager}")
+            why = not_checkable(workload, strategy, shape, verdicts)
+            if why:
+                skipped.append(f"{workload} {strategy} {shape} ({why})")
+                say(f"- {strategy} {shape}: not checkable: {why}")
                 continue
             t0 = time.monotonic()
             path = user_file(workload, strategy, shape, folder)
@@ -282,8 +293,7 @@ def main(argv=None) -> int:
         f"false alarms: {len(alarms)} in {checked_modes} working (variant, mode) cells of "
         f"{working} variants" + (f": {'; '.join(alarms)}" if alarms else "")
     )
-    say(f"not checkable (eager itself not working): {len(not_checkable)}"
-        + (f": {'; '.join(not_checkable)}" if not_checkable else ""))  # fmt: skip
+    say(f"not checkable: {len(skipped)}" + (f": {'; '.join(skipped)}" if skipped else ""))
     say(
         f"check failures (exit 3 or other): {len(failed)}"
         + (f": {'; '.join(failed)}" if failed else "")
