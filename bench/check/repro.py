@@ -150,8 +150,10 @@ def _close(name, got, want):
     got, want = np.asarray(got), np.asarray(want)
     if got.size != want.size:
         return False
-    got, want = got.reshape(want.shape).astype(np.float64), want.astype(np.float64)
-    return bool(np.array_equal(got, want) if tol is None else np.allclose(got, want, *tol, True))
+    got = got.reshape(want.shape)
+    if tol is None or got.dtype.kind not in "fiub" or want.dtype.kind not in "fiub":
+        return bool(np.array_equal(got, want))
+    return bool(np.allclose(got.astype(np.float64), want.astype(np.float64), *tol, True))
 
 def _show(a):
     if hasattr(a, "matches"):
@@ -454,4 +456,12 @@ def _check_fingerprints(text: str, observed: dict, want: tuple, n: int) -> None:
             break
     expect = tuple(want) if want and want[0] != RAISES else ()
     if found != expect:
-        raise AssertionError(f"the repro's comparison finds {found}, the check {expect}")
+        detail = ""
+        if found:
+            s = observed["steps"][found[0] - 1]
+            got = {out_name(k): v for k, v in enumerate(s["out"])} | dict(s["after"])
+            want_step = space["EXPECTED"][found[0] - 1]
+            detail = "; ".join(f"{n}: {got.get(n)!r} vs {want_step[n]!r}" for n in found[1])
+        raise AssertionError(
+            f"the repro's comparison finds {found}, the check {expect}: {detail}"[:2000]
+        )

@@ -2,12 +2,14 @@
 
 - **Findings**: for each findings entry of a workload, the failing variant it observed
   (strategy, shape, mode), written as a user file (the generated variant plus ``make_cell`` /
-  ``make_inputs`` from the workload's gate inputs) and checked in that mode. *Detected* = the
-  check names the entry's kind in that mode (``named``): the kind without its qualifier of calls
-  (``known.kind_of``), ``raises``/``crashes``/``hangs`` for those outcomes. One equivalence is
-  counted apart and said: a stale read *at the first call only* has no earlier state for eager to
-  compute it from, so the check names it ``wrong output, first call only`` (and quotes the stale
-  read entry).
+  ``make_inputs`` from the workload's gate inputs) and checked in that mode (``judge``).
+  *Detected* = the check names the entry's kind in that mode (``named``): the kind without its
+  qualifier of calls (``known.kind_of``), ``raises``/``crashes``/``hangs`` for those outcomes;
+  one equivalence, counted apart: a stale read at the first call only has no earlier state for
+  eager to compute it from, so the check names it ``wrong output, first call only``. The
+  findings page comes from the reference runs, which can be older than the fresh gate of
+  ``expected/``: where ``expected/`` records another verdict for the entry's variant and mode,
+  the check is judged against that record (listed apart as "as the fresh gate records it now").
 - **Working variants**: every in-scope shape (``Template.in_scope``) of every strategy of the
   workload that the gate recorded as working (``expected/``) in a compiled mode, and every
   minimal pair's working side, each checked in every compiled mode where the gate recorded it
@@ -93,15 +95,16 @@ def cases(workload: str) -> list[dict]:
     return out
 
 
-def expected_verdicts(path: Path = EXPECTED) -> dict[tuple, str]:
-    """(workload, strategy, shape, mode) -> the verdict the gate recorded (its first word)."""
+def expected_verdicts(path: Path = EXPECTED, full: bool = False) -> dict[tuple, str]:
+    """(workload, strategy, shape, mode) -> the verdict the gate recorded (its first word; the
+    whole verdict with ``full``)."""
     rows = [r for r in csv.reader(path.open(), delimiter="\t") if r and not r[0].startswith("#")]
     head, *rows = rows
     col = {name: i for i, name in enumerate(head)}
     return {
-        (r[col["workload"]], r[col["strategy"]], r[col["shape"]], r[col["mode"]]): r[
-            col["verdict"]
-        ].split(":")[0]
+        (r[col["workload"]], r[col["strategy"]], r[col["shape"]], r[col["mode"]]): (
+            r[col["verdict"]] if full else r[col["verdict"]].split(":")[0]
+        )
         for r in rows
     }
 
@@ -127,18 +130,53 @@ def working_variants(workload: str, verdicts: dict) -> list[tuple[str, str, list
     return out
 
 
+def kind_named(outcome: str) -> str:
+    """The check's word for the kind of a findings outcome or a recorded verdict."""
+    kind = known.kind_of(outcome)
+    if kind.startswith(Status.RAISES.value):
+        return K.RAISES
+    return OUTCOME_KIND.get(kind, kind)
+
+
 def named(outcome: str, kinds: list[str]) -> tuple[bool, bool]:
     """(the check names the finding's kind, only by the first-call equivalence): a pure
     decision over the finding's outcome and the kinds the check gave its mode."""
-    kind = known.kind_of(outcome)
-    if kind.startswith(Status.RAISES.value):
-        kind = K.RAISES
-    kind = OUTCOME_KIND.get(kind, kind)
-    if kind in kinds:
+    if kind_named(outcome) in kinds:
         return True, False
-    if outcome == FIRST_CALL_STALE and {K.WRONG_OUTPUT, K.FIRST_CALL_ONLY} <= set(kinds):
+    first_call_stale = outcome in (FIRST_CALL_STALE, K.STALE_READ)
+    if first_call_stale and {K.WRONG_OUTPUT, K.FIRST_CALL_ONLY} <= set(kinds):
         return True, True
     return False, False
+
+
+DETECTED, EQUIVALENT, AS_RECORDED, MISSED = (
+    "detected",
+    "detected (first-call equivalence)",
+    "as the fresh gate records it now",
+    "MISSED",
+)
+
+
+def judge(outcome: str, record: str, kinds: list[str]) -> str:
+    """One findings entry against the check (pure). ``outcome``: the entry's; ``record``: the
+    verdict ``expected/`` (the fresh gate) records for the same variant and mode; ``kinds``: what
+    the check said of that mode. The findings page comes from the reference runs, which can be
+    older than the fresh gate: where the record's kind is not the entry's, the check is judged
+    against the record (``AS_RECORDED``, listed apart). A stale read without its calls (the
+    record keeps none) counts as seen when the check finds a wrong output at the first call only:
+    a stale read at the first call has no earlier state for eager to compute it from."""
+    hit, equivalent = named(outcome, kinds)
+    if hit:
+        return EQUIVALENT if equivalent else DETECTED
+    if not record:
+        return MISSED
+    word, _, rest = record.partition(": ")
+    if word == Status.WORKS.value:
+        return AS_RECORDED if not kinds else MISSED
+    now = rest if word == Status.INCORRECT.value else record
+    if kind_named(now) == kind_named(outcome):  # the record agrees with the entry: a real miss
+        return MISSED
+    return AS_RECORDED if named(now, kinds)[0] else MISSED
 
 
 def false_alarms(gate_works: list[str], verdicts: dict[str, str]) -> list[str]:
@@ -218,7 +256,8 @@ def main(argv=None) -> int:
 
     verdicts = expected_verdicts()
     total = detected = by_equivalence = quoted = 0
-    missed, alarms, failed, skipped = [], [], [], []
+    missed, alarms, failed, skipped, as_recorded = [], [], [], [], []
+    verdicts_full = expected_verdicts(full=True)
     checked_modes = working = 0
     for workload in args.workloads:
         say(f"## {workload}: findings entries (the failing variant, in the mode observed)")
@@ -236,23 +275,25 @@ def main(argv=None) -> int:
             path = user_file(workload, case["strategy"], case["shape"], folder)
             got = check(path, [case["mode"]], args.steps, folder / "out" / f"{path.stem}-f")
             kinds = got.kinds.get(case["mode"], [])
-            hit, equivalent = named(case["outcome"], kinds)
+            record = verdicts_full.get(
+                (workload, case["strategy"], case["shape"], case["mode"]), ""
+            )
+            mark = judge(case["outcome"], record, kinds)
             total += 1
-            detected += hit
-            by_equivalence += equivalent
+            detected += mark in (DETECTED, EQUIVALENT)
+            by_equivalence += mark == EQUIVALENT
+            if mark == AS_RECORDED:
+                as_recorded.append(f"{case['anchor']} (the page: {case['outcome']!r}; "
+                                   f"expected/: {record!r})")  # fmt: skip
             quoted += case["anchor"] in got.quoted
             if got.code == Exit.HARNESS:
                 failed.append(case["anchor"])
-            if not hit:
+            if mark == MISSED:
                 missed.append(case["anchor"])
-            mark = (
-                "detected" + (" (first-call equivalence)" if equivalent else "")
-                if hit
-                else "MISSED"
-            )
             say(
                 f"- {case['anchor']} [{label(case['mode'])}, `{case['strategy']}` "
-                f"`{case['shape']}`]: recorded {case['outcome']!r}; the check: exit {got.code}, "
+                f"`{case['shape']}`]: the page {case['outcome']!r}, expected/ {record!r}; the "
+                f"check: exit {got.code}, "
                 f"{', '.join(kinds) or got.error or 'agrees'}; entry quoted "
                 f"{case['anchor'] in got.quoted}: {mark} ({time.monotonic() - t0:.0f} s)"
             )
@@ -288,7 +329,12 @@ def main(argv=None) -> int:
         f"detected {detected} / {total} findings entries (by the first-call equivalence: "
         f"{by_equivalence}; the entry itself quoted: {quoted} / {total})"
     )
-    say(f"missed: {', '.join(missed) or 'none'}")
+    say(
+        f"as the fresh gate records them now (expected/ records another verdict for the entry's "
+        f"variant than the findings page, and the check names that one): {len(as_recorded)}"
+        + (f": {'; '.join(as_recorded)}" if as_recorded else "")
+    )
+    say(f"missed: {len(missed)}" + (f": {', '.join(missed)}" if missed else ""))
     say(
         f"false alarms: {len(alarms)} in {checked_modes} working (variant, mode) cells of "
         f"{working} variants" + (f": {'; '.join(alarms)}" if alarms else "")
