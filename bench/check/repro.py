@@ -36,7 +36,6 @@ from bench.measured.modes import Mode
 LITERAL_MAX = 16  # arrays up to this many elements are written out in full
 SAMPLES = 8  # evenly spaced elements a fingerprint keeps, plus as many of the most wrong
 WIDTH = 99
-LINE_BUDGET = 120  # lines a repro adds to the user's file (tests/ms/test_check.py checks one)
 RAISES = Status.RAISES.value
 
 

@@ -239,7 +239,7 @@ def test_ctrl_c_exits_130_kills_its_children_and_writes_nothing(tmp_path):
     for line in proc.stderr:
         if line.startswith("[1/"):  # the eager child runs (and sleeps)
             break
-    time.sleep(2)
+    time.sleep(1)
     os.kill(proc.pid, signal.SIGINT)
     _, rest = proc.communicate(timeout=60)
     assert proc.returncode == 130, rest
