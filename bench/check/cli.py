@@ -1,6 +1,9 @@
 """``python -m bench.check PATH.py:CellName``: check a user's Cell in every mode against eager.
 
-Exit codes: 0 every mode agrees with eager, 1 a mode diverges, 2 bad input (nothing written).
+Exit codes (``bench.core.exits.Exit``): 0 every mode agrees with eager, 1 a mode diverges, 2 bad
+input, 3 the check itself failed (its traceback in a log file it names), 130 interrupted. Only a
+finished check writes: everything goes to a staging folder beside ``--out`` that replaces it at
+the end, so a bad input, a failure or Ctrl-C leaves ``--out`` as it was.
 """
 
 from __future__ import annotations
@@ -8,15 +11,21 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import inspect
+import os
 import shlex
+import shutil
 import sys
+import tempfile
 import time
+import traceback
 from pathlib import Path
 
+from bench.check import answers as instead
 from bench.check import diff, known, repro, runs
 from bench.check import kinds as K
 from bench.check import report as R
-from bench.check.target import BadInput, load
+from bench.check.target import BadInput, load, parse_inputs
+from bench.core.exits import Exit
 from bench.core.schema import Status
 from bench.measured.modes import GRAPH, JIT_AST, JIT_BYTECODE, MODES, PYNATIVE, label
 
@@ -30,11 +39,20 @@ def parse_args(argv):
         prog="python -m bench.check",
         description="Run your Cell in every MindSpore mode and diff its outputs and Parameters "
         "per step against its eager (PYNATIVE_MODE) run.",
-        epilog="The file defines the Cell, make_cell() and make_inputs(step). Exit codes: 0 every "
-        "mode agrees with eager, 1 a mode diverges, 2 bad input (nothing written).",
+        epilog="The file defines the Cell, make_cell() and make_inputs(step) (or give --inputs). "
+        "Exit codes: 0 every mode agrees with eager, 1 a mode diverges, 2 bad input, 3 the check "
+        "itself failed, 130 interrupted (nothing written but by a finished check).",
     )
     p.add_argument("target", help="PATH.py:CellName")
     p.add_argument("--steps", type=int, default=6, help="steps per run (default 6)")
+    p.add_argument(
+        "--inputs",
+        action="append",
+        metavar="SHAPE:DTYPE[,...]",
+        help="the inputs instead of the file's make_inputs, e.g. 4x3x32x32:float32 (one per "
+        "input, comma-separated or repeated; dtype default float32; step s draws from "
+        "numpy.random.default_rng(s): floats standard normal, integers in [0, 10))",
+    )
     p.add_argument(
         "--modes",
         default=",".join(DEFAULT_MODES),
@@ -121,19 +139,60 @@ def _message(detail: str) -> str:
     return detail.split(": ", 1)[1] if ": " in detail else detail
 
 
+def _log_traceback() -> str:
+    """The current exception's traceback in a new log file; its path."""
+    fd, path = tempfile.mkstemp(prefix="bench-check-", suffix=".log")
+    with os.fdopen(fd, "w") as f:
+        traceback.print_exc(file=f)
+    return path
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parse_args(argv)
     args.argv = argv
     start = time.monotonic()
+    staging = None
     try:
-        return _check(args, start)
+        out = args.out or Path("check-results") / _cell_name(args.target)
+        staging = out.parent / f".{out.name}.partial-{os.getpid()}"
+        code = _check(args, start, out, staging)
+        _publish(staging, out)
+        return code
     except BadInput as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return Exit.USAGE
+    except KeyboardInterrupt:
+        print("interrupted: nothing written", file=sys.stderr)
+        return Exit.INTERRUPTED
+    except runs.HarnessError as exc:
+        print(f"error: {exc} (a bug of the check, not of your Cell); its traceback: {exc.log}",
+              file=sys.stderr)  # fmt: skip
+        return Exit.HARNESS
+    except Exception as exc:
+        log = _log_traceback()
+        print(f"error: the check itself failed with {type(exc).__name__}: {exc} (a bug of the "
+              f"check, not of your Cell); its traceback: {log}", file=sys.stderr)  # fmt: skip
+        return Exit.HARNESS
+    finally:
+        if staging is not None and staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
 
 
-def _check(args, start) -> int:
+def _cell_name(spec: str) -> str:
+    return spec.rpartition(":")[2] or "cell"
+
+
+def _publish(staging: Path, out: Path) -> None:
+    """Replace ``out`` by the finished ``staging`` folder (an older report goes only then)."""
+    old = out.parent / f".{out.name}.old-{os.getpid()}"
+    if out.exists():
+        out.rename(old)
+    staging.rename(out)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _check(args, start, out: Path, staging: Path) -> int:
     if args.steps < 1:
         raise BadInput(f"--steps must be at least 1, got {args.steps}")
     wanted = [m.strip() for m in args.modes.split(",") if m.strip()]
@@ -141,7 +200,7 @@ def _check(args, start) -> int:
         if m not in MODES or m == PYNATIVE:
             valid = ", ".join(n for n in MODES if n != PYNATIVE)
             raise BadInput(f"unknown mode {m!r} in --modes (valid: {valid})")
-    target = load(args.target)
+    target = load(args.target, parse_inputs(args.inputs or []))
     eager = MODES[PYNATIVE]
     steps = args.steps
     progress = Progress(2 + 2 * len(wanted) + 1)
@@ -184,16 +243,16 @@ def _check(args, start) -> int:
                 args.timeout,
             ),
         ]
-    answers = diff.Answers()
+    oracle = diff.Answers()
     for inst in ref["instances"]:
-        answers.add_instance(inst)
+        oracle.add_instance(inst)
     progress.total -= 1
     for _ in range(ORACLE_ROUNDS):
-        judged = {m: _runs_of(m, t, answers, tols) for m, t in traces.items()}
-        if not answers.missing:
+        judged = {m: _runs_of(m, t, oracle, tols) for m, t in traces.items()}
+        if not oracle.missing:
             break
-        questions = list(answers.missing.values())
-        answers.missing.clear()
+        questions = list(oracle.missing.values())
+        oracle.missing.clear()
         progress.total += 1
         got = progress.run(
             f"PYNATIVE_MODE from the observed states ({len(questions)} steps)",
@@ -202,12 +261,12 @@ def _check(args, start) -> int:
         )
         got = got if isinstance(got, list) else [None] * len(questions)
         for (step, state), a in zip(questions, got):
-            answers.add(step, state, *(a or FAILED))
-    if answers.missing:  # still unanswered after the last round: eager gave no answer
-        for step, state in list(answers.missing.values()):
-            answers.add(step, state, *FAILED)
-        answers.missing.clear()
-        judged = {m: _runs_of(m, t, answers, tols) for m, t in traces.items()}
+            oracle.add(step, state, *(a or FAILED))
+    if oracle.missing:  # still unanswered after the last round: eager gave no answer
+        for step, state in list(oracle.missing.values()):
+            oracle.add(step, state, *FAILED)
+        oracle.missing.clear()
+        judged = {m: _runs_of(m, t, oracle, tols) for m, t in traces.items()}
     verdicts = [K.mode_verdict(m, judged[m]) for m in wanted]
     cls = target.cls
     owner = next(k for k in cls.__mro__ if "construct" in k.__dict__)
@@ -224,8 +283,7 @@ def _check(args, start) -> int:
             pass
     mode_labels = {m: label(m) for m in MODES}
     findings = known.parse_findings(known.FINDINGS.read_text(), mode_labels)
-    answers_table = known.parse_answers(known.SUMMARY.read_text())
-    out = args.out or Path("check-results") / target.cell_name
+    state_kinds = instead.kinds_of(instead.written(ref["instances"][0], found.indexed))
     divergences, repro_jobs = [], []
     for v in verdicts:
         if v.verdict == K.AGREES:
@@ -240,14 +298,11 @@ def _check(args, start) -> int:
         relevant = dict(found.found)
         if K.SECOND_INSTANCE_ONLY in v.kinds:
             relevant["a second instance of the class"] = "built after the first one ran"
-        write = ""
-        ans = answers_table.get(label(v.mode))
-        if ans and (found.writes or known.SET_DATA in found.found):
-            write = (
-                f"{ans.write}; what it adds: {ans.cost} (the suite's answer for a small "
-                "Parameter, written for Batch Renormalization's `self.r_max`: put your Parameter "
-                "and its new value; read from results/summary.md)"
-            )
+        quoted = []
+        if state_kinds and (found.writes or known.SET_DATA in found.found):
+            quoted = instead.quote(v.mode, state_kinds)
+        write = "; ".join(f"to {q['kind_words']} ({', '.join(f'`{n}`' for n in q['parameters'])})"
+                          f": {q['answer']}" for q in quoted)  # fmt: skip
         d = R.Divergence(
             v.mode,
             v.kinds,
@@ -257,6 +312,7 @@ def _check(args, start) -> int:
             "" if matched else known.NO_MATCH,
             relevant,
             write,
+            answers=quoted,
         )
         run = next((r for r in v.runs if r.status not in (K.WORKS, "not run")), None)
         if run and run.status not in (K.CRASHED, K.HANGS):
@@ -264,11 +320,20 @@ def _check(args, start) -> int:
             want = repro.first_divergence(ref["instances"][run.instance - 1], trace, tols)
             if want:
                 d.repro = f"repro_{v.mode}.py"
-                repro_jobs.append((d, run, want))
+                repro_jobs.append((d, run, want, trace))
         divergences.append(d)
-    code = 1 if divergences else 0
-    out.mkdir(parents=True, exist_ok=True)
-    for d, run, want in repro_jobs:
+    code = K.exit_code(verdicts)
+    staging.mkdir(parents=True)
+    regenerate = False
+    if repro_jobs:
+        progress.total += 1
+        again = progress.run(
+            "make_inputs in a fresh process (can the repro regenerate the inputs?)",
+            lambda rep: runs.inputs_again(target, inputs),
+            args.timeout,
+        )
+        regenerate = again is True
+    for d, run, want, trace in repro_jobs:
         text = repro.render(
             target=args.target,
             path=str(target.path.name),
@@ -281,16 +346,21 @@ def _check(args, start) -> int:
             tols=tols,
             want=want,
             why=f"{', '.join(d.kinds)}",
+            observed=trace,
+            first_steps=steps,
+            regenerate=regenerate,
+            inputs_source=target.inputs_source,
         )
-        (out / d.repro).write_text(text)
+        (staging / d.repro).write_text(text)
     shrink_note = ""
     if args.shrink and repro_jobs:
         from bench.check import shrink
 
-        d, run, want = repro_jobs[0]
+        d, run, want, _ = repro_jobs[0]
         shrink_note = shrink.shrink(
-            target, MODES[d.mode], run.instance == 2, inputs, tols, want, out, args, d.repro
-        )
+            target, MODES[d.mode], run.instance == 2, inputs, tols, want, staging, args, d.repro,
+            regenerate=regenerate,
+        )  # fmt: skip
     first_calls = {}
     for v in verdicts:
         timed = [r for r in v.runs if r.instance == 1 and r.first_call_s]
@@ -331,9 +401,9 @@ def _check(args, start) -> int:
         seconds=time.monotonic() - start,
         shrink=shrink_note,
     )
-    R.write(rep, out)
+    R.write(rep, staging, links_from=out)
     if args.json:
-        print((out / "report.json").read_text())
+        print((staging / "report.json").read_text())
     else:
         print(R.terminal(rep))
         print(f"report: {out / 'report.md'}")

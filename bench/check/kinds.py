@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from bench.core.exits import Exit
 from bench.core.schema import Kind, Status
 
 WRITE_DROPPED = str(Kind.WRITE_DROPPED)
@@ -114,3 +115,9 @@ def mode_verdict(mode: str, runs: list[Run]) -> ModeVerdict:
     else:
         detail = f"{where}: {bad.detail}" if bad else ""
     return ModeVerdict(mode, DIVERGES, kinds, detail.strip(), runs)
+
+
+def exit_code(verdicts: list[ModeVerdict]) -> Exit:
+    """A finished check's exit code: 1 when a mode diverges from eager, else 0 (bad input, a
+    failure of the check and Ctrl-C end it before: 2, 3, 130)."""
+    return Exit.ATTENTION if any(v.verdict == DIVERGES for v in verdicts) else Exit.OK

@@ -11,7 +11,7 @@ from pathlib import Path
 from bench.check import kinds as K
 from bench.measured.modes import label
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: a divergence's answers per kind of state (``answers``)
 
 
 @dataclass
@@ -32,8 +32,9 @@ class Divergence:
     findings: list  # Quote
     no_match: str = ""  # known.NO_MATCH when no finding matches
     constructs: dict = field(default_factory=dict)  # construct -> where, in the user's code
-    write_instead: str = ""  # the suite's answer for this mode, with its cost
+    write_instead: str = ""  # the suite's answers for this mode, in one line
     repro: str = ""  # the repro script's path, relative to the report
+    answers: list = field(default_factory=list)  # per kind of state: bench.check.answers.quote
 
 
 @dataclass
@@ -58,10 +59,12 @@ class Report:
         return asdict(self)
 
 
-def write(report: Report, out: Path) -> None:
+def write(report: Report, out: Path, links_from: Path | None = None) -> None:
+    """``report.json`` and ``report.md`` into ``out`` (links relative to ``links_from``, where
+    the folder ends up; default ``out``)."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "report.json").write_text(json.dumps(report.to_dict(), indent=1, default=str) + "\n")
-    (out / "report.md").write_text(markdown(report, out))
+    (out / "report.md").write_text(markdown(report, links_from or out))
 
 
 def _rel(path: str, out: Path) -> str:
@@ -123,8 +126,17 @@ def markdown(r: Report, out: Path) -> str:
                 lines += [f"  > {ln}" for ln in q["lines"][:3]]
         else:
             lines.append(f"**What it means**: {d['no_match']}.")
-        if d["write_instead"]:
-            lines += ["", f"**What to write** in {label(d['mode'])}: {d['write_instead']}"]
+        for q in d.get("answers", []):
+            names = ", ".join(f"`{n}`" for n in q["parameters"])
+            lines += [
+                "",
+                f"**What to write** in {q['mode']} for {names}: the suite's answer **to "
+                f"{q['kind_words']}** ({q['why']}): {q['answer']}",
+            ]
+            if q["code"]:
+                lines += ["", "```python", *q["code"], "```"]
+            if q["source"]:
+                lines += ["", f"(read from {q['source']}, as results/summary.md prints it)"]
         if d["repro"]:
             lines += ["", f"**Repro**: `python {d['repro']}` (exits 0 when it reproduces)"]
         lines.append("")
@@ -147,8 +159,8 @@ def terminal(r: Report) -> str:
             rows.append(f"    known: {q['title']} ({q['link']})")
         if not d["findings"]:
             rows.append(f"    {d['no_match']}")
-        if d["write_instead"]:
-            rows.append(f"    write instead: {d['write_instead'][:200]}")
+        for q in d.get("answers", []):
+            rows.append(f"    write instead ({q['kind_words']}): {q['answer'][:200]}")
         if d["repro"]:
             rows.append(f"    repro: {d['repro']}")
     if r.shrink:

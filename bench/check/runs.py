@@ -21,7 +21,16 @@ import traceback
 import numpy as np
 
 SEED = 0
-HARNESS = 70  # a child's exit code when the check itself failed
+HARNESS = 70  # a child's exit code when the check itself failed (its traceback in a log file)
+INTERRUPTED = 71  # a child's exit code when Ctrl-C reached it
+
+
+class HarnessError(RuntimeError):
+    """The check itself failed (a bug of bench.check, not of the user's Cell): exit 3."""
+
+    def __init__(self, message: str, log: str = ""):
+        super().__init__(message)
+        self.log = log
 
 
 def _seed():
@@ -53,16 +62,21 @@ def as_numpy_inputs(value) -> tuple:
 
 
 def to_float64(cell) -> None:
-    """Replace every floating Parameter by a float64 one (set_data keeps the old dtype)."""
+    """Replace every floating Parameter by a float64 one (set_data keeps the old dtype), in the
+    Cell's own table and in the ParameterTuples a ``construct`` may iterate."""
     import mindspore as ms
 
     for _, sub in cell.cells_and_names():
+        replaced = {}
         for key, p in list(sub._params.items()):
             data = p.asnumpy()
             if data.dtype.kind == "f":
-                sub._params[key] = ms.Parameter(
+                replaced[id(p)] = sub._params[key] = ms.Parameter(
                     ms.Tensor(data.astype(np.float64)), name=p.name, requires_grad=p.requires_grad
                 )
+        for key, value in list(vars(sub).items()):
+            if isinstance(value, ms.ParameterTuple) and any(id(p) in replaced for p in value):
+                vars(sub)[key] = ms.ParameterTuple([replaced.get(id(p), p) for p in value])
 
 
 def _first_line(exc: BaseException) -> str:
@@ -122,6 +136,23 @@ def trace(target, mode, steps, inputs=None, instances=1, float64=False, report=l
     return out
 
 
+def inputs_again(target, inputs) -> bool:
+    """Whether ``make_inputs``, called in a fresh process right after the seeds are set (as the
+    repro does), gives the recorded ``inputs`` bit for bit: then the repro regenerates them."""
+    _seed()
+    for i, recorded in enumerate(inputs):
+        try:
+            got = as_numpy_inputs(target.make_inputs(i))
+        except Exception:
+            return False
+        if len(got) != len(recorded) or not all(
+            g.dtype == r.dtype and g.shape == r.shape and g.tobytes() == r.tobytes()
+            for g, r in zip(got, recorded)
+        ):
+            return False
+    return True
+
+
 def answer(target, queries: list[tuple[int, dict]], inputs) -> list:
     """Eager (PYNATIVE) answers: for each (step, state before it), the outputs and the state
     after that step from that state; None where eager raises."""
@@ -144,10 +175,14 @@ def answer(target, queries: list[tuple[int, dict]], inputs) -> list:
 
 
 def isolated(work, timeout: float) -> dict:
-    """``work(report)`` in a forked child; its return value, or how the child ended."""
+    """``work(report)`` in a forked child; its return value, or how the child ended. A child
+    that fails inside the check (not inside the user's code: ``trace`` catches that) writes its
+    traceback to a log file and this raises ``HarnessError`` naming it; Ctrl-C (in the parent or
+    the child) kills the child and raises ``KeyboardInterrupt``."""
     read_fd, write_fd = os.pipe()
     fd, path = tempfile.mkstemp(prefix="bench-check-", suffix=".pkl")
     os.close(fd)
+    log = path[: -len(".pkl")] + ".log"
     pid = os.fork()
     if pid == 0:  # pragma: no cover - child
         os.close(read_fd)
@@ -160,14 +195,18 @@ def isolated(work, timeout: float) -> dict:
             result = work(report)
             with open(path, "wb") as f:
                 pickle.dump(result, f)
+        except KeyboardInterrupt:
+            code = INTERRUPTED
         except BaseException:
-            traceback.print_exc()
+            with open(log, "w") as f:
+                traceback.print_exc(file=f)
             code = HARNESS
         finally:
             os._exit(code)
     os.close(write_fd)
     at, buffer, how = None, b"", ""
     deadline = time.monotonic() + timeout
+    reaped = False
     try:
         with os.fdopen(read_fd, "rb", buffering=0) as pipe:
             while True:
@@ -185,14 +224,17 @@ def isolated(work, timeout: float) -> dict:
                     inst, step = (int(x) for x in line.split())
                     at, deadline = (inst, step), time.monotonic() + timeout
         _, status = os.waitpid(pid, 0)
+        reaped = True
         if how:
             return {"status": "hangs", "detail": how, "at": at, "instances": []}
         if os.WIFSIGNALED(status):
             sig = signal.Signals(os.WTERMSIG(status)).name
             return {"status": "crashes", "detail": f"died with {sig}", "at": at, "instances": []}
         code = os.WEXITSTATUS(status)
+        if code == INTERRUPTED:
+            raise KeyboardInterrupt
         if code == HARNESS:
-            raise RuntimeError("the check itself failed in a child process (traceback above)")
+            raise HarnessError("the check itself failed in a child process", log)
         if code:
             detail = f"exited with code {code}"
             return {"status": "crashes", "detail": detail, "at": at, "instances": []}
@@ -202,4 +244,10 @@ def isolated(work, timeout: float) -> dict:
             result.setdefault("at", at)
         return result
     finally:
+        if not reaped:  # Ctrl-C or an error while waiting: no child outlives the check
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
         os.unlink(path)

@@ -12,6 +12,7 @@ out is kept.
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import sys
 import tempfile
@@ -49,13 +50,23 @@ def _trace(path: Path, name: str, cell: str, mode, inputs, second: bool):
     return work
 
 
-def shrink(target, mode, second, inputs, tols, want, out: Path, args, repro_name: str) -> str:
+def _function(source: str, name: str) -> str | None:
+    """A top-level function's code (normalised), None when the source has none."""
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            return ast.unparse(node)
+    return None
+
+
+def shrink(
+    target, mode, second, inputs, tols, want, out: Path, args, repro_name: str, regenerate=False
+) -> str:
     """Shrink; write ``<repro>_min.py`` next to the repro; say what happened (for the report)."""
     source = repro.strip_main(target.source)
     stem = target.path.stem
     workdir = Path(tempfile.mkdtemp(prefix="bench-check-shrink-"))
     start = time.monotonic()
-    best = {"source": source, "ref": None, "checks": 0, "kept": 0}
+    best = {"source": source, "ref": None, "got": None, "checks": 0, "kept": 0}
     timeout = min(args.timeout, 60.0)
     params = set(tols) - {n for n in tols if n.startswith("output[")}
 
@@ -81,10 +92,11 @@ def shrink(target, mode, second, inputs, tols, want, out: Path, args, repro_name
         if got.get("status") != "ok" or not got["instances"]:
             return False
         ok = repro.first_divergence(ref, got["instances"][-1], tols) == tuple(want)
+        shown = got["instances"][-1]
         print(f"  shrink check {n}: {len(candidate)} chars: {'kept' if ok else 'no'}",
               file=sys.stderr)  # fmt: skip
         if ok and len(candidate) < len(best["source"]):
-            best.update(source=candidate, ref=ref, kept=best["kept"] + 1)
+            best.update(source=candidate, ref=ref, got=shown, kept=best["kept"] + 1)
         return ok
 
     from pysource_minimize import minimize
@@ -112,6 +124,14 @@ def shrink(target, mode, second, inputs, tols, want, out: Path, args, repro_name
         tols=tols,
         want=want,
         why="shrunk with --shrink",
+        observed=best["got"],
+        first_steps=len(inputs),
+        regenerate=regenerate
+        and _function(best["source"], "make_inputs")
+        == _function(
+            source, "make_inputs"
+        ),  # the shrinker may have simplified make_inputs: then the inputs are embedded
+        inputs_source=target.inputs_source,
     )
     name = repro_name.replace(".py", "_min.py")
     (out / name).write_text(text)

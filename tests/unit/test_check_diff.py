@@ -160,3 +160,20 @@ def test_tolerances_come_from_the_float64_run():
     tols = diff.tolerances(ref, ref64, exact_inputs=False)
     assert tols["output[0]"].atol == pytest.approx(4e-3)
     assert tols["p"].atol == 1e-6
+
+
+@pytest.mark.parametrize(
+    "rounding, scale, atol, used",
+    [
+        (1e-3, 1.5, 4e-3, True),  # well within 1 % of the values: rounding, widens atol
+        (2.29, 2.3, 1e-6, False),  # as large as the values: another computation, not used
+        (0.05, 1.0, 1e-6, False),  # above 1 %
+        (1e-3, 0.0, 1e-6, False),  # values all zero: any departure is not rounding
+    ],
+)
+def test_a_float64_run_far_from_the_float32_one_does_not_widen_the_tolerance(
+    rounding, scale, atol, used
+):
+    t = diff.tolerance("float32", [a(scale)], False, rounding)
+    assert t.atol == pytest.approx(atol)
+    assert ("not used" in t.why) is not used

@@ -56,3 +56,12 @@ def test_crash_hang_raise_are_kinds():
 def test_a_second_instance_not_run_after_a_crash_is_not_a_kind():
     v = K.mode_verdict("graph", [run(1, 1), run(1, 2, "not run"), run(2, 1)])
     assert v.verdict == K.AGREES
+
+
+def test_the_exit_code_of_a_finished_check():
+    agrees = K.ModeVerdict("graph", K.AGREES)
+    diverges = K.ModeVerdict("jit_ast", K.DIVERGES, [K.RAISES])
+    assert K.exit_code([]) == 0
+    assert K.exit_code([agrees]) == 0
+    assert K.exit_code([agrees, diverges]) == 1
+    assert K.exit_code([diverges]) == 1

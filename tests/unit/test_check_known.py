@@ -49,6 +49,13 @@ FINDINGS = """# Findings
 
 - **MindSpore 2.10.0**, workload `brn`, jit(capture_mode="bytecode"): 1 shape
 - **strategies**: `assign_add`, `assign_primitive`
+
+<a id="ema-differs-between-processes-write-helper-depend-jit-bytecode"></a>
+
+## ema: differs between processes whenever `write=depend` instead of `write=helper`
+
+- **MindSpore 2.10.0**, workload `ema`, jit(capture_mode="bytecode"): 1 shape (`depend`)
+- **strategies**: `assign_add`, `assign_primitive`
 """  # noqa: E501
 
 SUMMARY = """# x
@@ -199,6 +206,10 @@ def test_findings_are_parsed_with_modes_rules_and_strategies():
          ["brn-write-dropped-construct-own-base-jit-bytecode"]),
         # the wrong mode
         ("graph", K.WRITE_DROPPED, "", {}, {"assign"}, []),
+        # a second instance that stops writing, the write inside ops.depend: the depend rule
+        ("jit_bytecode", K.SECOND_INSTANCE_ONLY, "", {known.DEPEND_WRITE: "l"}, {"assign_add"},
+         ["ema-differs-between-processes-write-helper-depend-jit-bytecode"]),
+        ("jit_bytecode", K.SECOND_INSTANCE_ONLY, "", {}, {"assign_add"}, []),
     ],
 )  # fmt: skip
 def test_match(mode, kind, message, source_constructs, writes, anchors):
@@ -241,3 +252,66 @@ def test_the_committed_results_parse():
 )
 def test_a_findings_kind_is_read_without_its_qualifier(outcome, kind):
     assert known.kind_of(outcome) == kind
+
+
+def test_the_write_calls_come_from_the_strategy_files():
+    for name, strategy in {
+        "add_": "add_",
+        "index_copy_": "index_copy_",
+        "index_put_": "index_put_",
+        "fill_": "fill_",
+        "inplace_update_v2": "inplace_update_v2",
+        "InplaceUpdateV2": "inplace_update_v2",
+        "scatter_update": "scatter_update",
+        "ScatterUpdate": "scatter_update",
+        "tensor_scatter_update": "tensor_scatter_update",
+        "assign": "assign",
+        "Assign": "assign_primitive",
+        "set_data": "set_data",
+        "ScatterNdUpdate": "scatter_nd_update",
+    }.items():
+        assert known.WRITE_CALLS[name] == strategy, name
+    assert "__setitem__" not in known.WRITE_CALLS  # index assignment is syntax
+
+
+def test_a_new_strategy_is_covered_without_editing_the_check(tmp_path):
+    (tmp_path / "new_write.py").write_text(
+        'API = "mindspore.ops.NewWrite"\n\nclass Cell:\n    pass\n'
+    )
+    (tmp_path / "_private.py").write_text('API = "mindspore.ops.hidden"\n')
+    calls, primitives = known.write_calls(tmp_path)
+    assert calls == {"NewWrite": "new_write", "new_write": "new_write"}
+    assert primitives == {"NewWrite": "new_write"}
+
+
+@pytest.mark.parametrize(
+    "line, writes, indexed",
+    [
+        ("self.p.add_(x)", {"add_"}, set()),
+        ("self.cache.index_copy_(2, t, row)", {"index_copy_"}, {"cache"}),
+        ("self.p.index_put_((i,), x)", {"index_put_"}, {"p"}),
+        ("self.p.fill_(x)", {"fill_"}, set()),
+        ("self.up(self.p, i, x)", {"inplace_update_v2"}, set()),  # self.up = ops.InplaceUpdateV2()
+        ("ops.scatter_update(self.p, i, x)", {"scatter_update"}, {"p"}),
+        ("self.p = ops.tensor_scatter_update(self.p, i, x)", {"tensor_scatter_update", "rebind"},
+         {"p"}),
+        ("ops.index_add(self.cache, t, row, 2)", {"index_add"}, {"cache"}),
+        ("self.cache[:, :, t] = row", {"slice_index"}, {"cache"}),
+        ("self.p[...] = x", {"slice_ellipsis"}, set()),
+    ],
+)  # fmt: skip
+def test_the_newer_writes_are_recognised(line, writes, indexed):
+    source = src(
+        f"""
+        class C:
+            def __init__(self):
+                self.up = ops.InplaceUpdateV2()
+            def construct(self, x):
+                {line}
+                return x
+        """
+    )
+    found = known.constructs(source, {"p", "cache"})
+    assert found.writes - {"inplace_update_v2"} == writes - {"inplace_update_v2"}
+    assert "inplace_update_v2" in found.writes  # built in __init__: its calls are writes
+    assert found.indexed == indexed

@@ -1,0 +1,54 @@
+"""The kind of state of the Parameters a user's Cell writes (no MindSpore): hand-made tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bench.check import answers as A
+from bench.report import answer
+
+
+def test_the_kinds_are_the_reports_kinds():
+    assert (A.SMALL, A.ROWS, A.ELEMENTWISE) == tuple(answer.KINDS)
+
+
+@pytest.mark.parametrize(
+    "written, kind",
+    [
+        (A.Written("r_max", 1, 1.0), A.SMALL),  # a scalar replaced
+        (A.Written("moving_mean", 1024, 1.0), A.SMALL),  # BRN's largest measured N
+        (A.Written("ema", 10_000, 1.0), A.ELEMENTWISE),  # the EMA's smallest measured E
+        (A.Written("ema", 10_000, 0.9), A.ELEMENTWISE),
+        (A.Written("cache", 8 * 128, 1 / 128, indexed=True), A.ROWS),  # a row of a small cache
+        (A.Written("cache", 64 * 8192, 1 / 8192), A.ROWS),  # a row, written whole (set_data)
+        (A.Written("buf", 1000, 0.1), A.SMALL),  # few elements change, but no index write
+        (A.Written("buf", 16, 0.25, indexed=True), A.ROWS),  # a quarter: still rows
+        (A.Written("buf", 16, 0.5, indexed=True), A.SMALL),  # half: not a row
+        (A.Written("lim", 1, 1.0, indexed=True), A.SMALL),  # one element by index: replaced
+    ],
+)
+def test_the_kind_of_state(written, kind):
+    got, what, rule = A.kind_of_state(written)
+    assert got == kind
+    assert what and rule
+
+
+def test_what_a_trajectory_writes():
+    trajectory = {
+        "initial": {"w": np.ones(4), "cache": np.zeros((2, 8)), "lim": np.float32(1.0)},
+        "steps": [
+            {"after": {"w": np.ones(4), "cache": np.eye(2, 8), "lim": np.float32(1.5)}},
+            {"after": {"w": np.ones(4), "cache": np.eye(2, 8), "lim": np.float32(1.5)}},
+        ],
+    }
+    got = {w.name: w for w in A.written(trajectory, indexed={"cache"})}
+    assert set(got) == {"cache", "lim"}  # w is never written
+    assert got["cache"] == A.Written("cache", 16, 2 / 16, True)
+    assert got["lim"] == A.Written("lim", 1, 1.0, False)
+    kinds = A.kinds_of(list(got.values()))
+    assert list(kinds) == [A.SMALL, A.ROWS]  # small first
+    assert (
+        A.why(kinds[A.SMALL])
+        == "`lim`: 1 element (fewer than 4096 elements: a small Parameter replaced)"
+    )
