@@ -31,6 +31,7 @@ from bench.core.args import OneLineParser
 from bench.core.io import write_text_atomic
 from bench.core.schema import Kind, Status, Verdict, signature
 from bench.measured.modes import JIT_BYTECODE, MODE_NAMES
+from bench.measured.shapes import CONTROL
 
 CHECKED = (Status.WORKS, Status.INCORRECT, Status.RAISES, Status.CRASHED, Status.TIMEOUT)
 TIMEOUT_S = 180.0
@@ -82,6 +83,7 @@ def _item(v: Verdict, path: Path) -> dict:
         "shape": v.shape,
         "path": str(path),
         "layout": v.layout,
+        "update": v.strategy != CONTROL,  # a no-update twin is checked against no update
         "dims": dict(v.dims),
         "meaning": v.meaning,
         "intended": v.intended,

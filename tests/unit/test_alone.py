@@ -42,3 +42,12 @@ def test_the_summary_counts_and_lists_each_disagreement():
     row = "| `assign@inline-param-after-expr` | jit_bytecode | works | incorrect: write dropped |"
     assert row in text
     assert "median 3.0 s" in text
+
+
+def test_a_twin_is_run_alone_as_a_twin():
+    from pathlib import Path
+
+    twin = Verdict(workload="clip", strategy="control", shape="scalar-param-after-expr",
+                   mode="jit_bytecode", status=Status.WORKS)  # fmt: skip
+    assert alone._item(twin, Path("v.py"))["update"] is False
+    assert alone._item(_verdict("works"), Path("v.py"))["update"] is True
