@@ -102,7 +102,7 @@ def compare(session: nox.Session) -> None:
 @nox.session(tags=["releases"])
 @nox.parametrize("mindspore", RELEASES)
 def bench_release(session: nox.Session, mindspore: str) -> None:
-    """Benchmark on one MindSpore release into results/releases/<version>/ (`nox -t releases`)."""
+    """One MindSpore release into results/releases/<version>/ (`nox -t releases -- --gate-only`)."""
     _install(session, "measure", "report", mindspore=mindspore)
     results = f"results/releases/{mindspore}"
     _bench(session, "--results-dir", results, "--plots-dir", f"{results}/plots", "--publish",
@@ -111,7 +111,7 @@ def bench_release(session: nox.Session, mindspore: str) -> None:
 
 @nox.session(tags=["releases"])
 def releases(session: nox.Session) -> None:
-    """Write results/releases.md: verdicts and overhead per MindSpore release (newest runs)."""
+    """Write results/releases.md: the verdicts and findings per MindSpore release (newest runs)."""
     _install(session, "report")
     session.run("python", "-m", "bench.report.releases", "results/releases", *session.posargs)
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from bench.core import paths
 from bench.core.args import OneLineParser, UsageError
 from bench.core.io import write_text_atomic
-from bench.core.schema import SchemaError
+from bench.core.schema import Kind, SchemaError
 from bench.measured.modes import label
 from bench.report import fmt, load
 from bench.report.shapes_page import matrix_cell
@@ -60,7 +60,9 @@ def _workloads() -> list[str]:
 
 
 def verdict_changes(runs: dict) -> tuple[list[str], int, int]:
-    """(table lines of the strategy × mode rows that differ, rows that differ, all rows)."""
+    """(table lines of the strategy × mode rows that differ, rows that differ, all rows). A row
+    compares the shapes every release that ran the strategy in that mode gated (a release
+    whose suite had fewer shapes is compared on those); "not run" is no change."""
     versions = list(runs)
     keys = sorted(
         {
@@ -72,12 +74,16 @@ def verdict_changes(runs: dict) -> tuple[list[str], int, int]:
     )
     rows = []
     for strategy, mode in keys:
-        cells = []
+        hits = {}
         for version in versions:
             v = runs[version].verdicts
-            hit = v[(v.strategy == strategy) & (v["mode"] == mode)]
-            cells.append(matrix_cell(hit) if len(hit) else "not run")
-        if len(set(cells)) > 1:
+            hits[version] = v[(v.strategy == strategy) & (v["mode"] == mode)]
+        ran = [h for h in hits.values() if len(h)]
+        common = set.intersection(*(set(h["shape"]) for h in ran)) if ran else set()
+        cells = [
+            matrix_cell(h[h["shape"].isin(common)]) if len(h) else "not run" for h in hits.values()
+        ]
+        if len({c for c in cells if c != "not run"}) > 1:
             rows.append([f"`{strategy}`", label(mode), *cells])
     return (fmt.table(["strategy", "mode", *versions], rows) if rows else []), len(rows), len(keys)
 
@@ -119,6 +125,15 @@ def affected_text(same: int, gated: int) -> str:
     return f"partly ({same} of {gated})" if same else f"no (0 of {gated})"
 
 
+def _affected_in(entry, run: load.RunData) -> str:
+    """``affected_text`` of one entry in one release; a difference between processes cannot be
+    seen by a run that gated each cell in one process."""
+    one_process = "gate_processes" in run.verdicts and run.verdicts.gate_processes.max() < 2
+    if entry.kind == str(Kind.DIFFERS) and one_process:
+        return "not comparable (one gate process)"
+    return affected_text(*affected(entry, run))
+
+
 def findings_by_release(runs: dict, measured: str) -> list[str]:
     """Table lines: each finding of the ``measured`` release's run, and per release in how many
     of its failing cells that release shows the same outcome."""
@@ -130,7 +145,7 @@ def findings_by_release(runs: dict, measured: str) -> list[str]:
     rows = []
     for e in findings.entries(base):
         link = f"[{e.title}](findings.md#{e.slug})"
-        rows.append([link, *(affected_text(*affected(e, r)) for r in runs.values())])
+        rows.append([link, *(_affected_in(e, r) for r in runs.values())])
     return fmt.table(["finding (on the newest release)", *runs], rows) if rows else []
 
 
