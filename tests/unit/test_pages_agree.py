@@ -209,7 +209,9 @@ def _strategies() -> set[str]:
 SLOWER_THAN = re.compile(
     r"slower than the \[?fastest candidate\]?(?:\(#glossary\))? \(((?:`[^`]+` in [\w-]+(?:, )?)+)\)"
 )
-ALONE = re.compile(r"in this workload alone, `([^`]+)` (is as fast|would be the pick)", re.I)
+ALONE = re.compile(
+    r"in this workload alone, `([^`]+)` (is as fast|would be the pick) \((\w+) here\)", re.I
+)
 
 
 def _admitted(text: str) -> list[str]:
@@ -307,7 +309,10 @@ def claims(root: Path = ROOT, plots: bool = True) -> list[Claim]:
                     out.append(Claim(name, w, mode_, s, "answer"))
                     out += [Claim(name, x, mode_, s, "admits slower") for x in _admitted(r[1])]
                     for m in ALONE.finditer(r[1]):
-                        out.append(Claim(name, w, mode_, m.group(1), "alone"))
+                        # "would be the pick (undetermined here)" claims no speed, only its outcome
+                        fast = m.group(2).lower() == "is as fast"
+                        what = "alone" if fast else m.group(3).lower()
+                        out.append(Claim(name, w, mode_, m.group(1), what))
     summary = root / "results" / "summary.md"
     for context, rows in _blocks(summary.read_text()):
         head = rows[0]
