@@ -28,8 +28,12 @@ from bench.core.cellstats import EQUIVALENT, FASTER, SLOWER, UNDETERMINED, acros
 from bench.core.schema import Status
 from bench.measured.apis import PLATFORM
 from bench.measured.shapes import Shape
+from bench.report import phrases
 from bench.report.load import RunData
 from bench.report.phrases import NOT_TIMED
+
+PASTABLE = "pastable"  # a fact the report adds: the page can print code a user pastes
+NOT_PASTABLE = "no code a user can paste: it replaces the step's own forward"
 
 NO_CANDIDATE = f"no API documented for the {PLATFORM} is correct in every shape here"
 CANNOT = "cannot be written here"
@@ -212,7 +216,7 @@ def _least_slower(names: list[str], outcome: dict, facts: dict, mode: str) -> Ch
 
 def _sets(run: RunData, mode: str) -> tuple[dict[str, str], list[str], list[str]]:
     """({strategy: why it is not correct here}, the candidates, every correct strategy): a
-    candidate is correct in every in-scope shape and documented for the platform."""
+    candidate is correct in every in-scope shape, documented for the platform and ``pastable``."""
     key = ("sets", mode)
     if key not in run.memo:
         run.memo[key] = _find_sets(run, mode)
@@ -233,7 +237,7 @@ def _find_sets(run: RunData, mode: str) -> tuple[dict[str, str], list[str], list
             out[s] = f"{what} in `{shape}`{more}"
         else:
             correct.append(s)
-            if PLATFORM in facts[s].get("platforms", []):
+            if PLATFORM in facts[s].get("platforms", []) and pastable(run, s):
                 names.append(s)
     return out, names, correct
 
@@ -286,16 +290,19 @@ def decide(
 
     ``table``: {strategy: {workload: outcome}} as ``outcomes`` gives it, for every workload of the
     kind (``workloads``); ``facts``: the strategies' manifest facts (platforms, doc_note, layout,
-    write_size, custom). A *candidate* is correct (timed or not) in every workload and documented
-    for the platform. Current APIs are chosen from first; a deprecated one only when no current
-    candidate exists, and the answer says so. Among them: the simplest equivalent to the fastest
-    in every workload; else undetermined; else the one slower in the fewest workloads."""
-    correct = [
+    write_size, custom, ``PASTABLE``). A *candidate* is correct (timed or not) in every workload,
+    documented for the platform and code a user can paste (``PASTABLE`` false: a host-side update
+    that replaces the step's own forward, which no snippet can print). Current APIs are chosen
+    from first; a deprecated one only when no current candidate exists, and the answer says so.
+    Among them: the simplest equivalent to the fastest in every workload; else undetermined; else
+    the one slower in the fewest workloads."""
+    documented = [
         s
         for s, row in table.items()
         if all(row.get(w) in (*TIMED, NOT_TIMED) for w in workloads)
         and PLATFORM in facts.get(s, {}).get("platforms", [])
     ]
+    correct = [s for s in documented if facts.get(s, {}).get(PASTABLE, True)]
     current = [s for s in correct if not deprecated(facts.get(s, {}))]
     pool = current or correct
     found = {s: {w: table[s][w] for w in workloads} for s in pool}
@@ -332,7 +339,10 @@ def decide(
         )
         if named:
             choice.short = choice.short.replace(FASTEST_CANDIDATE, f"{FASTEST_CANDIDATE} ({named})")
-    choice.rejected = {s: "deprecated" for s in correct if s not in pool}
+    choice.rejected = {
+        **{s: NOT_PASTABLE for s in documented if s not in correct},
+        **{s: "deprecated" for s in correct if s not in pool},
+    }
     if choice.strategy and deprecated(facts.get(choice.strategy, {})):
         choice.why += "; its API is deprecated, but no current API is correct here"
         choice.short = (
@@ -341,13 +351,28 @@ def decide(
     return choice
 
 
+def pastable(run: RunData, strategy: str) -> bool:
+    """Whether the page can print code a user pastes for ``strategy`` in this workload
+    (``phrases.snippet``; not: a host-side update that replaces the step's own forward)."""
+    key = ("pastable", strategy)
+    if key not in run.memo:
+        shape = "row" if kind_of(run.work) == "rows" else ""
+        run.memo[key] = phrases.snippet(run, strategy, shape) is not None
+    return run.memo[key]
+
+
+def with_pastable(run: RunData, facts: dict) -> dict:
+    """The strategies' facts with ``PASTABLE`` (``pastable``) for ``decide``."""
+    return {s: {**f, PASTABLE: pastable(run, s)} for s, f in facts.items()}
+
+
 def kind_answer(runs: dict[str, RunData], kind: str, mode: str) -> tuple[Choice, dict]:
     """The answer for one kind of state in one mode across the workloads of that kind, and the
     outcome table it was decided from."""
     mine = {w: r for w, r in runs.items() if kind_of(r.work) == kind and mode in r.modes}
     facts: dict = {}
     for run in mine.values():
-        facts.update(run.manifest.strategies)
+        facts.update(with_pastable(run, run.manifest.strategies))
     table: dict[str, dict[str, str]] = {s: {} for s in facts}
     for w, run in mine.items():
         for s, o in outcomes(run, mode).items():
@@ -363,4 +388,4 @@ def workload_choice(run: RunData, mode: str) -> Choice:
     so a page's answer follows the same rules as the answer per kind."""
     said = outcomes(run, mode)
     table = {s: {run.workload: o} for s, o in said.items()}
-    return decide(table, run.manifest.strategies, [run.workload], mode)
+    return decide(table, with_pastable(run, run.manifest.strategies), [run.workload], mode)

@@ -248,3 +248,18 @@ def test_not_decided_names_the_fastest_it_is_not_told_apart_from():
     # set_data is the fastest in brn only as a table entry; it is wrong in clip (no candidate)
     assert slower.strategy == "assign_primitive"
     assert slower.short == "slower than the fastest candidate (`set_data` in brn)"
+
+
+def test_a_correct_strategy_a_page_cannot_print_is_never_the_answer():
+    """A host-side update that replaces the step's forward (no snippet) is not a candidate, even
+    as the fastest; the answer is then the least slower pastable one, not decided."""
+    facts = {**FACTS, "host": {**CPU, "write_size": 1, "custom": True, "pastable": False}}
+    table = {
+        "host": {"clip": "fastest", "brn": "fastest"},
+        "index_add": {"clip": "slower", "brn": "equivalent"},
+    }
+    c = decide(table, facts, W, "graph")
+    assert (c.strategy, c.decided) == ("index_add", False)
+    assert c.rejected == {"host": "no code a user can paste: it replaces the step's own forward"}
+    facts["host"]["pastable"] = True
+    assert decide(table, facts, W, "graph").strategy == "host"
