@@ -149,23 +149,33 @@ def findings_by_release(runs: dict, measured: str) -> list[str]:
     return fmt.table(["finding (on the newest release)", *runs], rows) if rows else []
 
 
+def gated_on(runs: dict, versions: list[str]) -> str:
+    """Which of the releases of the page a workload was gated on, and which not."""
+    have = sorted(runs, key=version_key)
+    missing = [v for v in versions if v not in runs]
+    text = f"Gated on MindSpore {', '.join(have)}"
+    return text + (f"; not on {', '.join(missing)} (no run of this workload)." if missing else ".")
+
+
 def render(by_workload: dict, problems: list) -> str:
     versions = sorted({v for runs in by_workload.values() for v in runs}, key=version_key)
     out = [
         "# Across MindSpore releases",
         "",
-        f"Releases gated: {', '.join(versions)}. Every strategy × shape × mode of each workload "
-        "is gated on each release (verdicts only: a verdict is comparable across releases, a "
-        "timing is not). Which run each column comes from is in the provenance table at the end.",
+        f"Releases gated: {', '.join(versions)}. A workload gated on a release has every "
+        "strategy × shape × mode gated there (verdicts only: a verdict is comparable across "
+        "releases, a timing is not); each workload's section says which releases it was gated "
+        "on. Which run each column comes from is in the provenance table at the end.",
         "",
     ]
     for workload, runs in by_workload.items():
         table, changed, total = verdict_changes(runs)
         differ, several = cells_changed(runs)
         newest = max(runs, key=version_key)
+        out += [f"## {workload}", "", gated_on(runs, versions), ""]
+        if len(runs) < 2:
+            continue  # nothing to compare: no line would be true of other releases
         out += [
-            f"## {workload}",
-            "",
             f"{differ} of {several} cells gated on more than one release change their verdict; "
             f"{total - changed} of {total} strategy × mode rows are the same in every release.",
             "",

@@ -334,6 +334,29 @@ def test_the_releases_page_names_each_column_and_renders(tmp_path, monkeypatch):
     assert all(r[1].startswith("yes") for r in rows if r not in differs)
 
 
+def test_a_workload_gated_on_one_release_claims_nothing_of_the_others(tmp_path, monkeypatch):
+    """A workload with runs of some releases only says which, and shows no comparison row."""
+    from types import SimpleNamespace
+
+    from bench.core import paths
+    from bench.report import releases
+
+    monkeypatch.setattr(paths, "RESULTS_DIR", tmp_path / "no-results")
+    shutil.copytree(RUN, tmp_path / "releases" / "2.10.0" / "raw" / RUN.name)
+    out = tmp_path / "releases.md"
+    assert releases.main([str(tmp_path / "releases"), "--out", str(out)]) == 0
+    page = out.read_text()
+    assert "Gated on MindSpore " in page and "not on" not in page
+    assert "No verdict changed" not in page and "in every release" not in page
+
+    runs = {"2.10.0": SimpleNamespace(), "2.8.0": SimpleNamespace()}
+    every = ["2.7.2", "2.8.0", "2.9.0", "2.10.0"]
+    assert releases.gated_on(runs, every) == (
+        "Gated on MindSpore 2.8.0, 2.10.0; not on 2.7.2, 2.9.0 (no run of this workload)."
+    )
+    assert releases.gated_on(runs, ["2.8.0", "2.10.0"]) == "Gated on MindSpore 2.8.0, 2.10.0."
+
+
 def test_a_finding_is_affected_cell_by_cell():
     from types import SimpleNamespace
 
