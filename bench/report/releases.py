@@ -107,7 +107,8 @@ def affected(entry, run: load.RunData) -> tuple[int, int]:
 
     v = findings.qualified(run.verdicts)  # "stale read at the first call only" is its own bug
     outcome = dict(zip(zip(v.strategy, v["shape"], v["mode"]), v.outcome))
-    cells = [
+    # its own failing cells where it lists them, not every strategy × shape pairing
+    cells = [tuple(c) for c in getattr(entry, "cells", [])] or [
         (s, shape, mode)
         for mode, shapes in entry.shapes.items()
         for shape in shapes

@@ -386,6 +386,9 @@ def test_a_finding_is_affected_cell_by_cell():
     assert releases.affected(entry, run(some)) == (2, 4)
     assert releases.affected_text(2, 4) == "partly (2 of 4)"
     assert releases.affected_text(0, 0) == "not gated"
+    # an entry that lists its own failing cells is checked on those, not on every pairing
+    entry.cells = [("a", "s2", "graph"), ("b", "s1", "graph")]
+    assert releases.affected(entry, run(some)) == (2, 2)
 
 
 def test_a_first_call_failure_is_another_entry_than_one_at_every_call():
