@@ -183,11 +183,15 @@ def isolated(work, timeout: float) -> dict:
     fd, path = tempfile.mkstemp(prefix="bench-check-", suffix=".pkl")
     os.close(fd)
     log = path[: -len(".pkl")] + ".log"
+    # Ctrl-C is held from the fork until the parent is inside its try (a Ctrl-C in between would
+    # leave the child running, holding the caller's pipes open) and the child inside its own
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     pid = os.fork()
     if pid == 0:  # pragma: no cover - child
-        os.close(read_fd)
         code = 0
         try:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            os.close(read_fd)
 
             def report(instance, step):
                 os.write(write_fd, f"{instance} {step}\n".encode())
@@ -203,11 +207,12 @@ def isolated(work, timeout: float) -> dict:
             code = HARNESS
         finally:
             os._exit(code)
-    os.close(write_fd)
-    at, buffer, how = None, b"", ""
-    deadline = time.monotonic() + timeout
     reaped = False
     try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a Ctrl-C held since the fork: here
+        os.close(write_fd)
+        at, buffer, how = None, b"", ""
+        deadline = time.monotonic() + timeout
         with os.fdopen(read_fd, "rb", buffering=0) as pipe:
             while True:
                 ready, _, _ = select.select([pipe], [], [], max(0.0, deadline - time.monotonic()))
