@@ -24,7 +24,6 @@ from pathlib import Path
 
 from bench.core import paths
 from bench.core.cellstats import FASTER, SLOWER
-from bench.measured.apis import PLATFORM
 from bench.measured.modes import label
 from bench.report import answer, costs, load, readme
 
@@ -68,16 +67,14 @@ def answers_not_slower(found: dict) -> int:
                 if not mine:
                     continue
                 raced = all(c.raced for c in mine.values())
-                facts = run.manifest.strategies
+                candidates = answer._sets(run, mode)[1]  # the answer's own candidate rule
                 for other in m.candidates:
-                    documented = PLATFORM in facts.get(other, {}).get("platforms", [])
                     if (
                         other == choice.strategy
-                        or not documented
-                        or not answer.pastable(run, other)
+                        or other not in candidates
                         or table.get(other, {}).get(w) not in answer.TIMED
                     ):
-                        continue  # a candidate: documented, pastable, correct here
+                        continue  # a candidate (documented, pastable, in scope), timed here
                     standing = m.rank([other], others=[choice.strategy]).get(choice.strategy)
                     if not standing or standing.outcome != SLOWER:
                         continue
