@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 from bench.core import paths
-from bench.core.cellstats import FASTER, SLOWER
+from bench.core.cellstats import SLOWER
 from bench.measured.modes import label
 from bench.report import answer, costs, load, readme
 
@@ -67,6 +67,8 @@ def answers_not_slower(found: dict) -> int:
                 if not mine:
                     continue
                 raced = all(c.raced for c in mine.values())
+                how = "head to head" if raced else "over separate twins (older run)"
+                crossing = {x.other: x for x in answer.crossovers(run, mode, choice.strategy)}
                 candidates = answer._sets(run, mode)[1]  # the answer's own candidate rule
                 for other in m.candidates:
                     if (
@@ -75,23 +77,20 @@ def answers_not_slower(found: dict) -> int:
                         or table.get(other, {}).get(w) not in answer.TIMED
                     ):
                         continue  # a candidate (documented, pastable, in scope), timed here
-                    standing = m.rank([other], others=[choice.strategy]).get(choice.strategy)
-                    if not standing or standing.outcome != SLOWER:
-                        continue
-                    how = "head to head" if raced else "over separate twins (older run)"
-                    per = {n: c.outcome for n, c in standing.comparisons.items()}
-                    faster = [n for n, o in per.items() if o == FASTER]
-                    slower = [n for n, o in per.items() if o == SLOWER]
-                    if faster:  # neither is the cheaper at every size: the answer depends on it
+                    if other in crossing:  # the cheaper one depends on the size (the pages say)
+                        x = crossing[other]
                         crossovers += 1
                         print(
                             f"- crossover, {kind} {mode} {w}: `{choice.strategy}` slower "
-                            f"than `{other}` at {slower}, faster at {faster} ({how})"
+                            f"than `{other}` at {list(x.slower)}, faster at {list(x.faster)} "
+                            f"({how})"
                         )
                         continue
-                    violations += 1
-                    print(f"- {kind} {mode} {w}: `{choice.strategy}` slower than `{other}` "
-                          f"({how})")  # fmt: skip
+                    standing = m.rank([other], others=[choice.strategy]).get(choice.strategy)
+                    if standing and standing.outcome == SLOWER:
+                        violations += 1
+                        print(f"- {kind} {mode} {w}: `{choice.strategy}` slower than `{other}` "
+                              f"({how})")  # fmt: skip
     print(f"- violations: {violations}; crossovers (the cheaper one depends on the size): "
           f"{crossovers}")  # fmt: skip
     return violations

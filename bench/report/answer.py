@@ -351,6 +351,45 @@ def decide(
     return choice
 
 
+@dataclass(frozen=True)
+class Crossover:
+    """Another candidate whose whole step, head to head, is faster than the answer's at some
+    sizes (``slower``: where the answer is slower) and slower at others (``faster``)."""
+
+    other: str
+    faster: tuple  # sizes where the answer's step is faster than ``other``'s
+    slower: tuple  # sizes where it is slower
+
+
+def crossing(per_size: dict) -> tuple[tuple, tuple] | None:
+    """(sizes where it is faster, sizes where it is slower) from {size: outcome} of one
+    head-to-head comparison, or None unless both exist: the cheaper one depends on the size."""
+    faster = tuple(sorted(n for n, o in per_size.items() if o == FASTER))
+    slower = tuple(sorted(n for n, o in per_size.items() if o == SLOWER))
+    return (faster, slower) if faster and slower else None
+
+
+def crossovers(run: RunData, mode: str, strategy: str) -> list[Crossover]:
+    """The candidates of this workload and mode (``_sets``: correct in scope, documented,
+    pastable), timed here, that ``strategy``'s whole step beats at some sizes and loses to at
+    others, compared head to head (``ModeAnalysis.rank`` with the other as the reference)."""
+    m = run.analysis.get(mode)
+    if not m or strategy not in m.candidates:
+        return []
+    said = outcomes(run, mode)
+    out = []
+    for other in _sets(run, mode)[1]:
+        if other == strategy or said.get(other) not in TIMED or other not in m.candidates:
+            continue
+        standing = m.rank([other], others=[strategy]).get(strategy)
+        if not standing:
+            continue
+        found = crossing({n: c.outcome for n, c in standing.comparisons.items()})
+        if found:
+            out.append(Crossover(other, *found))
+    return out
+
+
 def pastable(run: RunData, strategy: str) -> bool:
     """Whether the page can print code a user pastes for ``strategy`` in this workload
     (``phrases.snippet``; not: a host-side update that replaces the step's own forward)."""

@@ -331,6 +331,36 @@ def cell_cost(cell, mode: str, why: bool = True) -> str:
     return text
 
 
+CROSSOVER = "the cheaper one depends on the size"
+
+
+def crossover_words(symbol: str, strategy: str, found) -> str:
+    """What ``answer.crossovers`` found, as a user reads it: "the cheaper one depends on the size:
+    head to head, `a`'s whole step is shorter than `b`'s and `c`'s at N=1, 64 and longer at
+    N=1024" (one clause per set of sizes; "" when there is none)."""
+    groups: dict[tuple, list[str]] = {}
+    for x in found:
+        groups.setdefault((x.faster, x.slower), []).append(x.other)
+    if not groups:
+        return ""
+
+    def at(sizes):
+        return f"{symbol}={', '.join(str(n) for n in sizes)}"
+
+    def names(others):
+        quoted = [f"`{o}`'s" for o in sorted(others)]
+        return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"
+
+    clauses = [
+        f"shorter than {names(others)} at {at(faster)} and longer at {at(slower)}"
+        for (faster, slower), others in sorted(groups.items())
+    ]
+    return (
+        f"{CROSSOVER}: head to head, `{strategy}`'s whole step is {'; it is '.join(clauses)} "
+        "(the answer is decided over every size; at yours, the shorter step is the cheaper)"
+    )
+
+
 def cost_phrase(run: RunData, mode: str, strategy: str, ends: bool = False) -> str:
     """What the update adds at each size, as a user reads it (``cell_cost``): ``+7.0 µs [+4.1,
     +9.8] a step (+4 %) at N=1; no detectable cost (95 % bound +3.00 µs) at N=64``; each size its

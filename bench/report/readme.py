@@ -71,6 +71,20 @@ def p_fastest_words(mine: dict[str, RunData], mode: str, strategy: str) -> str:
     return f"P(fastest): {'; '.join(parts)}." if parts else ""
 
 
+def crossover_note(mine: dict[str, RunData], mode: str, strategy: str) -> str:
+    """Where another candidate's whole step is shorter than the answer's at some sizes and longer
+    at others (``answer.crossovers``), in each workload of the kind: the sizes, capitalised."""
+    parts = []
+    for w, run in mine.items():
+        if mode not in run.modes:
+            continue
+        said = phrases.crossover_words(run.symbol, strategy, answer.crossovers(run, mode, strategy))
+        if said:
+            parts.append(said if len(mine) == 1 else f"in {w}, {said}")
+    text = "; ".join(parts)
+    return text[:1].upper() + text[1:]
+
+
 def answers_block(runs: dict[str, RunData], answers: dict, results: str = "results/") -> list[str]:
     """Per kind of state, per mode users run: the answer's code (imports, ``__init__``,
     ``construct``, host-side lines: ``phrases.Snippet``, run by tests/ms/test_snippets.py), what it
@@ -102,6 +116,9 @@ def answers_block(runs: dict[str, RunData], answers: dict, results: str = "resul
             text = f"`{choice.strategy}` ({where}'s step: {cost}).{' ' + p if p else ''}{undecided}"
             if MODES[mode].distribution:
                 text += f" *{phrases.QUEUE_DRAIN[0].upper()}{phrases.QUEUE_DRAIN[1:]}.*"
+            crossing = crossover_note(mine, mode, choice.strategy)
+            if crossing:
+                text += f" *{crossing}.*"
             text += f' <a id="{anchor(kind, mode)}"></a>'
             if code is None:  # tests/ms/test_snippets.py fails on an answer without code
                 desc = run.manifest.strategies.get(choice.strategy, {}).get("description", "")

@@ -125,6 +125,11 @@ def answer_table(run: RunData, kind: KindAnswers) -> list[str]:
         note = alone_note(run, mode, c.strategy, kind.workloads)
         if note:
             what += f" — *{note}*"
+        crossing = phrases.crossover_words(
+            run.symbol, c.strategy, answer.crossovers(run, mode, c.strategy)
+        )
+        if crossing:
+            what += f" — *{crossing}*"
         rows.append(
             [
                 label(mode),

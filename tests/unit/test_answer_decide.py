@@ -263,3 +263,40 @@ def test_a_correct_strategy_a_page_cannot_print_is_never_the_answer():
     assert c.rejected == {"host": "no code a user can paste: it replaces the step's own forward"}
     facts["host"]["pastable"] = True
     assert decide(table, facts, W, "graph").strategy == "host"
+
+
+@pytest.mark.parametrize(
+    ("per_size", "expected"),
+    [
+        pytest.param({1: "faster", 64: "slower"}, ((1,), (64,)), id="crosses"),
+        pytest.param(
+            {10: "faster", 100: "equivalent", 1000: "slower", 5: "faster"},
+            ((5, 10), (1000,)),
+            id="crosses-with-a-tie-between",
+        ),
+        pytest.param({1: "slower", 64: "slower"}, None, id="slower-everywhere"),
+        pytest.param({1: "faster", 64: "equivalent"}, None, id="never-slower"),
+        pytest.param({1: "slower", 64: "undetermined"}, None, id="undetermined-is-not-faster"),
+        pytest.param({}, None, id="nothing"),
+    ],
+)
+def test_a_crossover_needs_a_size_faster_and_a_size_slower(per_size, expected):
+    from bench.report.answer import crossing
+
+    assert crossing(per_size) == expected
+
+
+def test_crossover_words_group_the_candidates_that_cross_at_the_same_sizes():
+    from bench.report.answer import Crossover
+    from bench.report.phrases import CROSSOVER, crossover_words
+
+    found = [
+        Crossover("set_data", (1, 64), (1024,)),
+        Crossover("assign", (1, 64), (1024,)),
+        Crossover("index_add", (1,), (64, 1024)),
+    ]
+    text = crossover_words("N", "host", found)
+    assert text.startswith(f"{CROSSOVER}: head to head, `host`'s whole step is ")
+    assert "shorter than `assign`'s and `set_data`'s at N=1, 64 and longer at N=1024" in text
+    assert "shorter than `index_add`'s at N=1 and longer at N=64, 1024" in text
+    assert crossover_words("N", "host", []) == ""
