@@ -9,7 +9,6 @@ from pathlib import Path
 from bench.core import paths
 from bench.core.schema import KINDS, NETWORK_ONLY, SECOND_ONLY, THIRD_ONLY, Status
 from bench.measured import workloads
-from bench.measured.apis import PLATFORM
 from bench.measured.modes import MODES, label
 from bench.report import answer, costs, findings, fmt, readme, words
 from bench.report.load import RunData, load
@@ -44,12 +43,11 @@ def summary_page(runs: dict[str, RunData], links: dict[str, str]) -> str:
         "",
         "## The answer",
         "",
-        "Per kind of state, the simplest *candidate* (an API documented for the "
-        f"{PLATFORM}, not deprecated when a current one is correct, that computes what its "
-        "code means in every code shape of every workload of that kind) whose whole step is "
-        "*equivalent* to the *fastest candidate*'s (the candidate with the lowest step) in every "
-        "one of them: the 95 % interval of the difference lies within ± the *margin* (the larger "
-        "of a share of the candidate's step and 5 µs); *undetermined* where it straddles the "
+        f"Per kind of state, the simplest *candidate* ({words.TERMS['candidate']}) whose whole "
+        "step is *equivalent* to the *fastest candidate*'s "
+        f"({words.TERMS['fastest candidate']}) in every one of them: the 95 % interval of the "
+        f"difference lies within ± the *margin* ({words.TERMS['margin']}); *undetermined* where "
+        "it straddles the "
         "margin (more rounds would tell). What it adds is its step minus its *no-update twin*'s "
         "(the same code without the write). *P(fastest)*: the probability that a candidate has "
         "the lowest step, over the same candidates. Each snippet is run as printed by the tests "

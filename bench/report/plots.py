@@ -384,4 +384,19 @@ def write_all(run, plots_dir: Path, answers: dict) -> list[Path]:
     rows = floors(run)
     for mode in run.modes if len(rows) else []:
         out.append(cost_vs_size(run, rows, mode, plots_dir / f"cost_vs_size-{mode}.png"))
-    return [p for p in out if p is not None]
+    written = [p for p in out if p is not None]
+    for old in stale(plots_dir, written):
+        old.unlink()  # a plot this run does not draw (say, no valid twin in a mode) is not kept
+    return written
+
+
+OWNED = ("support.png", "layout.png", "added-*.png", "step_time-*.png", "cost_vs_size-*.png")
+
+
+def stale(plots_dir: Path, written) -> list[Path]:
+    """The plots in ``plots_dir`` that ``write_all`` draws by name (``OWNED``) but did not draw
+    this time: left from an earlier run, they would show another run's numbers. Any other file
+    is left alone."""
+    keep = {Path(p).resolve() for p in written}
+    found = {p for pattern in OWNED for p in Path(plots_dir).glob(pattern)}
+    return sorted(p for p in found if p.resolve() not in keep)

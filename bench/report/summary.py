@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.core.schema import KINDS, Status
-from bench.measured.apis import PLATFORM
 from bench.measured.modes import MODES, label
 from bench.report import answer, costs, findings, fmt, phrases, shapes_page, words
 from bench.report.load import RunData
@@ -305,12 +304,10 @@ def render(
         "## The answer",
         "",
         f"Per mode, the answer to {answer.KINDS[kind.kind]} (this workload's kind of state), "
-        f"decided over {', '.join(kind.workloads)}: among the *candidates* (APIs documented for "
-        f"the {PLATFORM} that compute what the code means in every code shape the answer must "
-        "hold in, in every one of those workloads, in code a user can paste: not a host-side "
-        "update that replaces the step's own forward), the simplest whose whole step is "
-        "*equivalent* to the *fastest candidate*'s (the candidate with the lowest step) in each "
-        f"of them: the 95 % interval of the difference lies within ± the *margin* "
+        f"decided over {', '.join(kind.workloads)}: among the *candidates* (each "
+        f"{words.TERMS['candidate']}), the simplest whose whole step is *equivalent* to the "
+        f"*fastest candidate*'s ({words.TERMS['fastest candidate']}) in each of them: the 95 % "
+        "interval of the difference lies within ± the *margin* "
         f"({run.margin.describe()}); *undetermined* where the interval straddles the margin "
         "(more rounds would tell; not a failure of the tool). What it adds is its step minus "
         "its *no-update twin*'s (the same code without the write), at each size "

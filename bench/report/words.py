@@ -62,7 +62,8 @@ TERMS = {
     "of each, in ABBA order), with a 95 % interval that covers the spread between processes",
     "candidate": "an API documented for the CPU that computes what the code means in every code "
     "shape the answer must hold in (for a kind of state: in every workload of that kind), in "
-    "code a user can paste (not a host-side update that replaces the step's own forward)",
+    "code a user can paste (not a host-side update that replaces the step's own forward); a "
+    "deprecated API only where no current one is",
     "fastest candidate": "the candidate with the lowest whole step over the sizes (timed head to "
     "head in the same rounds; older runs: the lowest added time over a common step)",
     "margin": "how close two steps must be to count as the same cost: the larger of a share of "

@@ -131,6 +131,20 @@ def test_the_plots_are_written_with_provenance(run, tmp_path, monkeypatch):
         assert any(plots.provenance(run) in line for line in lines), name
 
 
+def test_a_plot_the_run_no_longer_draws_is_removed_and_nothing_else(run, tmp_path):
+    """Re-rendering a workload removes its plots that this run does not draw (another run's
+    numbers), not files the report does not own."""
+    (tmp_path / "added-a_mode_not_run.png").write_bytes(b"old")
+    (tmp_path / "notes.png").write_bytes(b"mine")
+    written = plots.write_all(run, tmp_path, {})
+    assert (tmp_path / "support.png") in written
+    assert not (tmp_path / "added-a_mode_not_run.png").exists()
+    assert (tmp_path / "notes.png").read_bytes() == b"mine"
+    assert sorted(p.name for p in tmp_path.glob("*.png")) == sorted(
+        [p.name for p in written] + ["notes.png"]
+    )
+
+
 def _copy(tmp_path):
     results = tmp_path / "results"
     shutil.copytree(RUN, results / "raw" / RUN.name)
