@@ -234,7 +234,11 @@ def test_every_committed_report_is_what_its_raw_data_renders_to_today(tmp_path):
                 paths.reference(results / w / "raw"), results / w, plots / w, publish=True
             )
     main.write_overview(results, plots)
-    from bench.report import overview, readme
+    from bench.report import overview, readme, releases
+
+    if (RESULTS_DIR / "releases").is_dir():  # the committed release runs and the references
+        out = results / "releases.md"
+        assert releases.main([str(RESULTS_DIR / "releases"), "--out", str(out)]) == 0
 
     runs = overview.reference_runs(results)
     choices = readme.kind_answers(runs)
