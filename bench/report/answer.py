@@ -373,12 +373,13 @@ def crossovers(run: RunData, mode: str, strategy: str) -> list[Crossover]:
     """The candidates of this workload and mode (``_sets``: correct in scope, documented,
     pastable), timed here, that ``strategy``'s whole step beats at some sizes and loses to at
     others, compared head to head (``ModeAnalysis.rank`` with the other as the reference)."""
+    key = ("crossovers", mode, strategy)  # README, summary.md and each workload page ask
+    if key in run.memo:
+        return list(run.memo[key])
     m = run.analysis.get(mode)
-    if not m or strategy not in m.candidates:
-        return []
     said = outcomes(run, mode)
     out = []
-    for other in _sets(run, mode)[1]:
+    for other in _sets(run, mode)[1] if m and strategy in m.candidates else []:
         if other == strategy or said.get(other) not in TIMED or other not in m.candidates:
             continue
         standing = m.rank([other], others=[strategy]).get(strategy)
@@ -387,7 +388,8 @@ def crossovers(run: RunData, mode: str, strategy: str) -> list[Crossover]:
         found = crossing({n: c.outcome for n, c in standing.comparisons.items()})
         if found:
             out.append(Crossover(other, *found))
-    return out
+    run.memo[key] = out
+    return list(out)
 
 
 def pastable(run: RunData, strategy: str) -> bool:
