@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import json
 import os
+import platform
+import shlex
 import signal
 import subprocess
 import sys
@@ -32,6 +34,7 @@ from bench.core.io import write_text_atomic
 from bench.core.schema import Kind, Status, Verdict, signature
 from bench.measured.modes import JIT_BYTECODE, MODE_NAMES
 from bench.measured.shapes import CONTROL
+from bench.run.context import mindspore_version, suite_commit
 
 CHECKED = (Status.WORKS, Status.INCORRECT, Status.RAISES, Status.CRASHED, Status.TIMEOUT)
 TIMEOUT_S = 180.0
@@ -51,6 +54,21 @@ class Outcome:
     @property
     def agrees(self) -> bool:
         return agrees(self.recorded, self.alone)
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where and how a check ran, printed with its counts so a summary stands on its own."""
+
+    command: str  # as typed, the run folder as given
+    run_suite: str  # the suite commit the run was gated with (its manifest)
+    suite: str  # the suite commit that ran the check
+    mindspore: str
+    python: str
+    started: str  # UTC
+    jobs: int
+    wall_s: float
+    planned: int  # cells the check set out to run (more than it ran when interrupted)
 
 
 def agrees(recorded: str, alone: str) -> bool:
@@ -123,16 +141,25 @@ def cells(run_dir: Path, modes: list[str], strategies: list[str] | None) -> list
     ]
 
 
-def summary(outcomes: list[Outcome], run_id: str, modes: list[str]) -> str:
+def summary(outcomes: list[Outcome], run_id: str, modes: list[str], how: Provenance) -> str:
     bad = [o for o in outcomes if not o.agrees]
     lines = [
         f"# Each cell of run {run_id} alone in a fresh process ({', '.join(modes)})",
         "",
-        f"`python -m bench.run.alone results/<workload>/raw/{run_id} --modes {','.join(modes)}`",
+        f"`{how.command}`",
         "",
         f"- cells: {len(outcomes)}; agree with the gate: {len(outcomes) - len(bad)}; "
         f"disagree: {len(bad)}",
-        f"- wall time per cell: median {_median([o.seconds for o in outcomes]):.1f} s",
+    ]
+    if len(outcomes) < how.planned:
+        lines.append(f"- interrupted: {len(outcomes)} of {how.planned} cells ran; the rest are "
+                     "not checked")  # fmt: skip
+    lines += [
+        f"- wall time per cell: median {_median([o.seconds for o in outcomes]):.1f} s; "
+        f"{how.wall_s / 60:.0f} min in all with --jobs {how.jobs}",
+        f"- the run was gated by suite {how.run_suite or 'unknown'}; this check ran suite "
+        f"{how.suite or 'unknown'}, MindSpore {how.mindspore}, Python {how.python}, "
+        f"started {how.started}",
     ]
     if bad:
         lines += ["", "| cell | mode | the gate's verdict | alone |", "|---|---|---|---|"]
@@ -171,8 +198,10 @@ def main(argv=None) -> int:
     todo = cells(args.run_dir, modes, [s for s in args.strategies.split(",") if s] or None)
     if not todo:
         p.error(f"no gated cell with its variant file in {str(args.run_dir)!r} for {modes}")
-    run = records.Records(args.run_dir).run
+    rec = records.Records(args.run_dir)
+    run = rec.run
     outcomes: list[Outcome] = []
+    started, clock = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), time.monotonic()
     signal.signal(signal.SIGTERM, signal.default_int_handler)
 
     def one(v: Verdict) -> Outcome:
@@ -188,7 +217,18 @@ def main(argv=None) -> int:
             list(pool.map(one, todo))
     except KeyboardInterrupt:
         print("interrupted: the summary covers the cells finished so far", file=sys.stderr)
-    text = summary(outcomes, run.run_id, modes)
+    how = Provenance(
+        command=shlex.join(["python", "-m", "bench.run.alone", *argv]),
+        run_suite=rec.manifest.suite_commit,
+        suite=suite_commit(),
+        mindspore=mindspore_version(),
+        python=platform.python_version(),
+        started=started,
+        jobs=args.jobs,
+        wall_s=time.monotonic() - clock,
+        planned=len(todo),
+    )
+    text = summary(outcomes, run.run_id, modes, how)
     print(text)
     if args.out:
         write_text_atomic(args.out, text)
