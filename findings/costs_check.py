@@ -69,7 +69,7 @@ def answers_not_slower(found: dict) -> int:
                 raced = all(c.raced for c in mine.values())
                 how = "head to head" if raced else "over separate twins (older run)"
                 crossing = {x.other: x for x in answer.crossovers(run, mode, choice.strategy)}
-                candidates = answer._sets(run, mode)[1]  # the answer's own candidate rule
+                candidates = answer.candidates(run, mode)  # the answer's own candidate rule
                 for other in m.candidates:
                     if (
                         other == choice.strategy

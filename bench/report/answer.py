@@ -224,6 +224,12 @@ def _sets(run: RunData, mode: str) -> tuple[dict[str, str], list[str], list[str]
     return dict(out), list(names), list(correct)
 
 
+def candidates(run: RunData, mode: str) -> list[str]:
+    """The strategies an answer in this workload and mode is chosen among: correct in every
+    in-scope shape, documented for the platform and ``pastable`` (the glossary's candidate)."""
+    return _sets(run, mode)[1]
+
+
 def _find_sets(run: RunData, mode: str) -> tuple[dict[str, str], list[str], list[str]]:
     facts = run.manifest.strategies
     out, names, correct = {}, [], []
@@ -370,16 +376,16 @@ def crossing(per_size: dict) -> tuple[tuple, tuple] | None:
 
 
 def crossovers(run: RunData, mode: str, strategy: str) -> list[Crossover]:
-    """The candidates of this workload and mode (``_sets``: correct in scope, documented,
-    pastable), timed here, that ``strategy``'s whole step beats at some sizes and loses to at
-    others, compared head to head (``ModeAnalysis.rank`` with the other as the reference)."""
+    """The ``candidates`` of this workload and mode, timed here, that ``strategy``'s whole step
+    beats at some sizes and loses to at others, compared head to head (``ModeAnalysis.rank``
+    with the other as the reference)."""
     key = ("crossovers", mode, strategy)  # README, summary.md and each workload page ask
     if key in run.memo:
         return list(run.memo[key])
     m = run.analysis.get(mode)
     said = outcomes(run, mode)
     out = []
-    for other in _sets(run, mode)[1] if m and strategy in m.candidates else []:
+    for other in candidates(run, mode) if m and strategy in m.candidates else []:
         if other == strategy or said.get(other) not in TIMED or other not in m.candidates:
             continue
         standing = m.rank([other], others=[strategy]).get(strategy)
