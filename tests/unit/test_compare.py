@@ -71,3 +71,21 @@ def test_each_runs_answer_is_shown_per_mode(runs):
     _, a, _ = runs
     rows = compare.answers(load.load(a), load.load(a))
     assert rows and all(r[1] == r[2] and r[3] == "yes" for r in rows)
+
+
+def test_a_swap_of_two_equal_fastest_candidates_is_the_same_outcome_only_in_the_second_count():
+    import pandas as pd
+
+    table = pd.DataFrame(
+        {
+            "mode": ["graph"] * 4,
+            "size": [64] * 4,
+            "ratio": [1.0] * 4,
+            "margin": [0.02] * 4,
+            "outcome_a": ["fastest", "equivalent", "fastest", "equivalent"],
+            "outcome_b": ["equivalent", "fastest", "slower", "undetermined"],
+        }
+    )
+    row = next(r for r in compare.agreement(table) if r.startswith("| GRAPH_MODE | all"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[-2:] == ["0% of 4", "50% of 4"]  # fastest → slower still differs
