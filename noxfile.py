@@ -24,7 +24,7 @@ def _install(session: nox.Session, *groups: str, mindspore: str | None = None) -
     deps = [d for group in groups for d in nox.project.dependency_groups(PYPROJECT, group)]
     if mindspore:
         deps = [f"mindspore=={mindspore}", *(d for d in deps if not d.startswith("mindspore"))]
-    session.install(*dict.fromkeys(deps))
+    session.install("-c", "constraints.txt", *dict.fromkeys(deps))  # the report's libraries
     session.install("--no-deps", "-e", ".")
 
 
