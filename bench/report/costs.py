@@ -335,7 +335,7 @@ def big_state(run: RunData) -> list[str]:
         sizes = sorted(mine["size"].unique())
         table = []
         for (strategy, shape), group in mine.groupby(["strategy", "shape"]):
-            g = group.sort_values("size")
+            g = group.sort_values("size", kind="stable")
             by = g.set_index("size")
             cells = [
                 f"{fmt.duration(by.loc[n].step_s)} (×{by.loc[n].x_floor:,.0f})"

@@ -255,9 +255,17 @@ def entries(run: RunData) -> list[Entry]:
     return out
 
 
+def _shortest(frame, column: str, ties: list[str]):
+    """The row whose ``column`` is the shortest string, ties broken by ``ties`` in order: one
+    row on every machine (pandas' default sort is not stable, and numpy picks its sorting
+    kernel by the CPU's instruction set, so equal lengths came out in a machine's order)."""
+    order = frame.assign(_len=frame[column].str.len()).sort_values(["_len", *ties], kind="stable")
+    return order.drop(columns="_len").iloc[0]
+
+
 def _entry(run, hit, outcome, modes, pairs, rule, version) -> Entry:
     shapes = {m: sorted(set(g["shape"])) for m, g in hit.groupby("mode")}
-    example = hit.sort_values(["shape"], key=lambda s: s.str.len()).iloc[0]
+    example = _shortest(hit, "shape", ["shape", "mode", "strategy"])
     pair = None
     if not pairs.empty:
         p = pairs[
@@ -269,7 +277,7 @@ def _entry(run, hit, outcome, modes, pairs, rule, version) -> Entry:
         if rule:
             p = p[(p.dim == rule[0]) & (p.works_value == rule[1]) & (p.fails_value == rule[2])]
         if len(p):
-            best = p.sort_values("works_shape", key=lambda s: s.str.len()).iloc[0]
+            best = _shortest(p, "works_shape", ["works_shape", "fails_shape", "mode", "strategy"])
             pair = (best.strategy, best["mode"], best.works_shape, best.fails_shape)
     breaks = None
     if pair and family(pair[1]) == "compiled":

@@ -61,7 +61,9 @@ def minimal_pairs(verdicts: pd.DataFrame) -> pd.DataFrame:
                     [workload, strategy, mode, dim, wv, fv, ow, of, len(examples), total, *example]
                 )
     frame = pd.DataFrame(rows, columns=COLUMNS)
-    return frame.sort_values(["strategy", "mode", "dim", "works_value"]).reset_index(drop=True)
+    return frame.sort_values(["strategy", "mode", "dim", "works_value"], kind="stable").reset_index(
+        drop=True
+    )
 
 
 def rules(pairs: pd.DataFrame) -> pd.DataFrame:

@@ -345,7 +345,7 @@ def cost_vs_size(run, rows, mode: str, path: Path) -> Path | None:
     styles = style()
     fig, (ax,) = _figure()
     for (strategy, shape), group in mine.groupby(["strategy", "shape"]):
-        g = group.sort_values("size")
+        g = group.sort_values("size", kind="stable")
         s = styles[strategy]
         ax.plot(
             g["size"],
