@@ -143,13 +143,13 @@ def agreement(table: pd.DataFrame) -> list[str]:
             a, b = decided.outcome_a, decided.outcome_b
             rows.append([label(mode) if mode != "all" else "all modes", name, len(part),
                          f"{err.median():.1%}", f"{within:.0%}", _same(a, b),
-                         _same(as_fast(a), as_fast(b))])  # fmt: skip
+                         _same(fastest_as_equivalent(a), fastest_as_equivalent(b))])  # fmt: skip
     head = ["mode", "sizes", "cells", "median |B/A − 1|", "within the margin", "same outcome",
             "same, fastest = equivalent"]  # fmt: skip
     return fmt.table(head, rows)
 
 
-def as_fast(outcomes: pd.Series) -> pd.Series:
+def fastest_as_equivalent(outcomes: pd.Series) -> pd.Series:
     """The outcomes with "fastest" read as "equivalent": the fastest is within the margin of
     itself, so a candidate that is the fastest in one run and equivalent to another fastest in
     the next has not changed standing (a swap of two equal candidates)."""
