@@ -33,9 +33,9 @@ from pathlib import Path
 from scipy.stats import norm
 
 from bench.core import paths
-from bench.core.cellstats import EQUIVALENT, FASTER, SLOWER, UNDETERMINED
+from bench.core.cellstats import EQUIVALENT, FASTER, SLOWER, UNDETERMINED, outcome
 from bench.measured.modes import MODES, label
-from bench.report import answer, load
+from bench.report import compare, load
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 WORKLOADS = ("clip", "brn", "kvcache", "ema")
@@ -49,7 +49,7 @@ def outcome_probabilities(d: float, half: float, margin: float, k: float = 1.0) 
     h = half / math.sqrt(k)
     se = h / 1.96
     if se <= 0:  # no spread: the outcome is what d itself is
-        return {_outcome_of(d, h, margin): 1.0}
+        return {outcome(d - h, d + h, margin): 1.0}
 
     def below(x: float) -> float:  # P(d' < x)
         return float(norm.cdf((x - d) / se))
@@ -65,16 +65,6 @@ def outcome_probabilities(d: float, half: float, margin: float, k: float = 1.0) 
     }
 
 
-def _outcome_of(d: float, h: float, margin: float) -> str:
-    if abs(d) + h <= margin:
-        return EQUIVALENT
-    if d - h > margin:
-        return SLOWER
-    if d + h < -margin:
-        return FASTER
-    return UNDETERMINED
-
-
 def agreement(d: float, half: float, margin: float, k: float = 1.0) -> float:
     """The probability that two independent replicates give the same outcome."""
     return sum(p * p for p in outcome_probabilities(d, half, margin, k).values())
@@ -82,15 +72,9 @@ def agreement(d: float, half: float, margin: float, k: float = 1.0) -> float:
 
 def comparisons(run: load.RunData, mode: str) -> list:
     """The comparisons the pages make in ``mode``: each timed candidate (and other correct
-    strategy) against the fastest candidate, per size, as ``bench.report.compare`` takes them."""
-    m = run.analysis.get(mode)
-    if m is None:
-        return []
-    said = answer.outcomes(run, mode)
-    timed = [s for s, o in said.items() if o in answer.TIMED]
-    names = [s for s in timed if answer.PLATFORM in run.manifest.strategies[s].get("platforms", [])]
+    strategy) against the fastest candidate, per size (``bench.report.compare.standings``)."""
     out = []
-    for standing in m.rank(names, others=timed).values():
+    for standing in compare.standings(run, mode).values():
         if not standing.reference:
             out.extend(standing.comparisons.values())
     return out

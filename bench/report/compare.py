@@ -53,9 +53,9 @@ def provenance_diff(a: load.RunData, b: load.RunData) -> list[list[str]]:
     return [[k, str(fa[k]), str(fb[k])] for k in fa if fa[k] != fb[k]]
 
 
-def size_outcomes(run: load.RunData, mode: str) -> dict[tuple[str, int], str]:
-    """{(strategy, size): its outcome against the fastest candidate at that size} as the run's
-    pages take it: the answer's candidates (``answer.outcomes``) ranked head to head."""
+def standings(run: load.RunData, mode: str) -> dict:
+    """{strategy: Standing} as the run's pages take them: the answer's candidates
+    (``answer.outcomes``) ranked head to head against the fastest of them."""
     from bench.report import answer
 
     m = run.analysis.get(mode)
@@ -64,8 +64,16 @@ def size_outcomes(run: load.RunData, mode: str) -> dict[tuple[str, int], str]:
     said = answer.outcomes(run, mode)
     timed = [s for s, o in said.items() if o in answer.TIMED]
     names = [s for s in timed if answer.PLATFORM in run.manifest.strategies[s].get("platforms", [])]
+    return m.rank(names, others=timed)
+
+
+def size_outcomes(run: load.RunData, mode: str) -> dict[tuple[str, int], str]:
+    """{(strategy, size): its outcome against the fastest candidate at that size}
+    (``standings``)."""
+    from bench.report import answer
+
     out = {}
-    for s, standing in m.rank(names, others=timed).items():
+    for s, standing in standings(run, mode).items():
         for n, comp in standing.comparisons.items():
             out[(s, n)] = answer.FASTEST if standing.reference else comp.outcome
     return out
