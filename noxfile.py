@@ -4,6 +4,7 @@ release matrix work on recorded runs."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import nox
@@ -40,11 +41,18 @@ def bench(session: nox.Session) -> None:
     _bench(session, *session.posargs)
 
 
+def _workers() -> str:
+    """pytest-xdist workers for the fast tier: one per core, at most 4 (each imports MindSpore:
+    about 1 GB of memory a worker). ``nox -s tests -- -n 0`` runs it in one process."""
+    return str(max(1, min(4, os.cpu_count() or 1)))
+
+
 @nox.session
 def tests(session: nox.Session) -> None:
-    """The test suite without the full conformance gate (a few minutes)."""
+    """The test suite without the full conformance gate (about 2 minutes on 2 cores)."""
     _install(session, "measure", "report", "test")
-    session.run("python", "-m", "pytest", "-m", "not conformance", *session.posargs, env=REQUIRE_MS)
+    session.run("python", "-m", "pytest", "-n", _workers(), "-m", "not conformance",
+                *session.posargs, env=REQUIRE_MS)  # fmt: skip
 
 
 @nox.session(venv_backend="none")
