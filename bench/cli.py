@@ -51,14 +51,15 @@ def parser() -> OneLineParser:
         type=comma_list("batch sizes", positive_int),
         help="comma list of positive integers (default: the workload's sizes, e.g. the clip's "
         + ",".join(map(str, workloads.get(paths.DEFAULT_WORKLOAD).batch_sizes))
-        + ")",
+        + "; --quick: its smallest and largest)",
     )
     tier = p.add_mutually_exclusive_group()
     tier.add_argument(
         "--quick",
         action="store_true",
         help=f"{TIERS['quick'].gate_replicas} gate process, {TIERS['quick'].processes} timing "
-        f"process per race, {TIERS['quick'].rounds} rounds, no later stage: a fast rough pass",
+        f"process per race, {TIERS['quick'].rounds} rounds, no later stage, the smallest and "
+        "the largest size unless --batch-sizes names others: a fast rough pass",
     )
     tier.add_argument(
         "--rigorous",
@@ -173,13 +174,14 @@ def make_plan(args, work) -> Plan:
     if not names:
         raise UsageError(f"no strategy modules in {str(args.strategies_dir)!r}")
     every_shape = sorted({s.name for lay in ("scalar", "vector") for s in work.shapes(lay)})
+    tier = TIERS["quick" if args.quick else "rigorous" if args.rigorous else "default"]
     plan = Plan(
         workload=work.name,
         strategies=tuple(choose("strategy", args.strategies, names)),
         modes=tuple(choose("mode", args.modes, modes.MODE_NAMES)),
-        batch_sizes=tuple(sorted(set(args.batch_sizes or work.batch_sizes))),
+        batch_sizes=tuple(sorted(set(args.batch_sizes or tier.sizes_of(work.batch_sizes)))),
         strategies_dir=portable_path(args.strategies_dir.resolve()),  # relative in raw data
-        precision=TIERS["quick" if args.quick else "rigorous" if args.rigorous else "default"],
+        precision=tier,
         shapes=tuple(choose("shape", args.shapes, every_shape)) if args.shapes else None,
         threads=args.threads,
         timeout=args.timeout,

@@ -116,14 +116,15 @@ def calibrate(
 MAX_SUBJECT_BLOCK = 2.0  # seconds: a subject far slower than its twin gets a smaller k
 
 
-def cap(k: int, subject: Stepper, control: Stepper) -> int:
+def cap(k: int, subject: Stepper, control: Stepper, most: float = MAX_SUBJECT_BLOCK) -> int:
     """``k`` (calibrated on the twin), made smaller when the subject's block of k steps would
-    last more than ``MAX_SUBJECT_BLOCK`` and 20 blocks of the twin (a host-side update against
-    the bare forward can be thousands of times slower: one block would outlast the timeout)."""
+    last more than ``most`` seconds (the tier's ``max_block_seconds``) and 20 blocks of the twin
+    (a host-side update against the bare forward can be thousands of times slower: one block
+    would outlast the timeout)."""
     one, twin = subject.timed_block(1), control.timed_block(1)
-    if one * k <= max(MAX_SUBJECT_BLOCK, 20 * twin * k):
+    if one * k <= max(most, 20 * twin * k):
         return k
-    return max(1, 2 ** int(np.log2(max(1.0, MAX_SUBJECT_BLOCK / max(one, 1e-9)))))
+    return max(1, 2 ** int(np.log2(max(1.0, most / max(one, 1e-9)))))
 
 
 def rounds_for(seconds: float, round_s: float, low: int, high: int) -> int:

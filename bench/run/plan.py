@@ -32,6 +32,9 @@ class Precision:
     max_rounds: int = 40
     cell_seconds: float = 1.0
     block_seconds: float = 0.01  # a timed block runs k steps, k chosen so a block takes >= this
+    max_block_seconds: float = (
+        2.0  # a member slower than that per block of k steps gets a smaller k
+    )
     warmup_seconds: float = 0.05
     distribution_rounds: int = 24  # PYNATIVE as users run it: a fixed budget, reported as quartiles
     screen: bool = True  # time each way of reading the state once to pick the shape to time
@@ -42,6 +45,17 @@ class Precision:
     target: float = 0.0  # rigorous: also stop only once the interval is narrower than ±target
     margin_rel: float = Margin.rel  # bench.core.cellstats.Margin: of the candidate's whole step
     margin_abs_s: float = Margin.abs_s
+    sizes: str = "all"  # the sizes timed when none are named: "all" the workload's, "ends" its
+    # smallest and largest (``sizes_of``)
+
+    def sizes_of(self, sizes) -> tuple[int, ...]:
+        """The sizes a run of this tier times when the command names none."""
+        ordered = tuple(sorted(set(sizes)))
+        if self.sizes == "all" or len(ordered) <= 2:
+            return ordered
+        if self.sizes == "ends":
+            return (ordered[0], ordered[-1])
+        raise ValueError(f"unknown sizes rule {self.sizes!r} (all, ends)")
 
 
 TIERS = {
@@ -53,11 +67,13 @@ TIERS = {
         max_rounds=4,
         cell_seconds=0.1,
         block_seconds=0.005,
-        warmup_seconds=0.02,
+        max_block_seconds=0.25,
+        warmup_seconds=0.0,  # the three warm-up steps every member runs at least (Stepper.warm_up)
         distribution_rounds=4,
         screen=False,
         gate_replicas=1,
         layout_cells=False,
+        sizes="ends",
     ),
     "default": Precision(),
     "rigorous": Precision(

@@ -174,5 +174,5 @@ def _k(context, cell, base, subjects, at) -> int:
     k = context.k(cell, base)
     for name, stepper in subjects.items():
         at(name)
-        k = min(k, pairing.cap(k, stepper, base))
+        k = min(k, pairing.cap(k, stepper, base, context.job.precision.max_block_seconds))
     return k

@@ -41,7 +41,9 @@ def test_step(benchmark, cell, context):
     subject = pairing.Stepper(work, context.variant(cell.path), mode, x, n)
     control, control_first = context.control(cell, x)
     warmup = subject.warm_up(precision.warmup_seconds)
-    k = cell.k or pairing.cap(context.k(cell, control), subject, control)
+    k = cell.k or pairing.cap(
+        context.k(cell, control), subject, control, precision.max_block_seconds
+    )
     round_s = subject.timed_block(k) + control.timed_block(k)
     rounds = _rounds(cell, job, round_s)
     pair = pairing.Pair(subject, control, k, pairing.abba(rounds, start=order))

@@ -1,0 +1,102 @@
+"""What a precision tier times when the command names no sizes, and how long a block may last
+(``bench.run.plan.Precision``, ``bench.run.pairing.cap``): hand-made tables, no MindSpore."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.cli import make_plan, parser
+from bench.measured import workloads
+from bench.run import pairing
+from bench.run.plan import TIERS, Precision
+
+
+@pytest.mark.parametrize(
+    "rule, sizes, want",
+    [
+        ("all", (1, 8, 64, 256, 1024), (1, 8, 64, 256, 1024)),
+        ("ends", (1, 8, 64, 256, 1024), (1, 1024)),
+        ("ends", (8192, 128, 2048, 512), (128, 8192)),  # sorted first
+        ("ends", (64, 1, 1), (1, 64)),  # two distinct sizes are both ends
+        ("ends", (5,), (5,)),
+        ("all", (3, 1, 3), (1, 3)),
+    ],
+)
+def test_the_sizes_a_tier_times(rule, sizes, want):
+    assert Precision(sizes=rule).sizes_of(sizes) == want
+
+
+def test_an_unknown_sizes_rule_is_refused():
+    with pytest.raises(ValueError, match="unknown sizes rule 'middle'"):
+        Precision(sizes="middle").sizes_of((1, 2, 3))
+
+
+def _plan(*argv):
+    args = parser().parse_args(list(argv))
+    return make_plan(args, workloads.get(args.workload or "clip"))
+
+
+def test_quick_times_the_smallest_and_largest_size_unless_sizes_are_named():
+    assert TIERS["default"].sizes == "all" and TIERS["rigorous"].sizes == "all"
+    clip = workloads.get("clip").batch_sizes
+    assert _plan("--workload", "clip").batch_sizes == tuple(sorted(clip))
+    assert _plan("--workload", "clip", "--quick").batch_sizes == (min(clip), max(clip))
+    ema = workloads.get("ema").batch_sizes
+    assert _plan("--workload", "ema", "--quick").batch_sizes == (min(ema), max(ema))
+    named = _plan("--workload", "clip", "--quick", "--batch-sizes", "8,64,256")
+    assert named.batch_sizes == (8, 64, 256)
+
+
+def test_a_quick_run_is_never_a_reference():
+    from bench.cli import is_reference
+
+    work = workloads.get("clip")
+    assert is_reference(_plan("--workload", "clip"), work)
+    assert not is_reference(_plan("--workload", "clip", "--quick"), work)
+
+
+class Steps:
+    """A stepper whose one step takes ``step_s`` (what ``cap`` reads of it)."""
+
+    def __init__(self, step_s: float):
+        self.step_s = step_s
+
+    def timed_block(self, k: int) -> float:
+        return self.step_s * k
+
+
+@pytest.mark.parametrize(
+    "k, subject, twin, most, want",
+    [
+        (8, 0.001, 0.001, 2.0, 8),  # 8 ms blocks: kept
+        (8, 0.16, 0.004, 2.0, 8),  # 1.28 s: under 2 s, kept
+        (8, 0.16, 0.004, 0.25, 1),  # over 0.25 s: the largest power of two under it
+        (32, 0.04, 0.001, 0.25, 4),  # 1.28 s -> 4 steps (0.16 s)
+        (2, 0.16, 0.004, 0.25, 1),  # 0.32 s -> 1
+        (4, 1.0, 1.0, 0.25, 4),  # as slow as its twin: 20 twin blocks allow it
+        (4, 3.0, 0.001, 2.0, 1),  # one step over the limit: still one
+    ],
+)
+def test_a_slow_member_gets_fewer_steps_per_block(k, subject, twin, most, want):
+    assert pairing.cap(k, Steps(subject), Steps(twin), most) == want
+
+
+def test_the_default_block_limit_is_the_old_constant():
+    assert TIERS["default"].max_block_seconds == pairing.MAX_SUBJECT_BLOCK
+    assert TIERS["quick"].max_block_seconds < TIERS["default"].max_block_seconds
+
+
+def test_an_old_plan_without_the_new_fields_reads_as_before():
+    from bench.run.plan import Plan
+
+    old = Plan(workload="clip", strategies=("assign",), modes=("graph",), batch_sizes=(1,),
+               strategies_dir="strategies").to_dict()  # fmt: skip
+    for key in ("max_block_seconds", "sizes"):
+        del old["precision"][key]
+    again = Plan.from_dict(old)
+    assert again.precision.max_block_seconds == 2.0 and again.precision.sizes == "all"
+
+
+def test_the_help_says_what_quick_times():
+    text = parser().format_help()
+    assert "the smallest and the largest size" in " ".join(text.split())
