@@ -149,12 +149,27 @@ def agreement(table: pd.DataFrame) -> list[str]:
             within = (err <= part.margin).mean()
             decided = part[(part.outcome_a != "") & (part.outcome_b != "")]
             a, b = decided.outcome_a, decided.outcome_b
+            a, b = fastest_as_equivalent(a), fastest_as_equivalent(b)
             rows.append([label(mode) if mode != "all" else "all modes", name, len(part),
-                         f"{err.median():.1%}", f"{within:.0%}", _same(a, b),
-                         _same(fastest_as_equivalent(a), fastest_as_equivalent(b))])  # fmt: skip
+                         f"{err.median():.1%}", f"{within:.0%}", _same(decided.outcome_a,
+                         decided.outcome_b), _same(a, b), _contradict(a, b)])  # fmt: skip
     head = ["mode", "sizes", "cells", "median |B/A − 1|", "within the margin", "same outcome",
-            "same, fastest = equivalent"]  # fmt: skip
+            "same, fastest = equivalent", "decided both times, differently"]  # fmt: skip
     return fmt.table(head, rows)
+
+
+def contradicts(a: pd.Series, b: pd.Series) -> pd.Series:
+    """Per comparison, whether the two runs decided it (neither says undetermined) and decided
+    it differently: a run that leaves a comparison undetermined does not contradict one that
+    decides it, one that says "equivalent" where the other says "slower" does. Outcomes with
+    "fastest" read as "equivalent" (``fastest_as_equivalent``)."""
+    a, b = fastest_as_equivalent(a), fastest_as_equivalent(b)
+    open_ = cellstats.UNDETERMINED
+    return (a != open_) & (b != open_) & (a != b)
+
+
+def _contradict(a: pd.Series, b: pd.Series) -> str:
+    return f"{contradicts(a, b).mean():.0%} of {len(a)}" if len(a) else "none compared"
 
 
 def fastest_as_equivalent(outcomes: pd.Series) -> pd.Series:

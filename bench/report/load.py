@@ -184,14 +184,16 @@ def _load(rec: Records) -> dict:
     return {"median": float(np.median(values)), "max": float(np.max(values)), "files": len(values)}
 
 
-def load(run_dir: Path) -> RunData:
-    """Read and tidy one run folder; damaged files become ``problems``, not exceptions."""
+def load(run_dir: Path, margin: cellstats.Margin | None = None) -> RunData:
+    """Read and tidy one run folder; damaged files become ``problems``, not exceptions.
+    ``margin``: decide at this margin instead of the one the run's plan recorded (a what-if:
+    ``findings/margin_stability.py``; the pages always decide at the plan's)."""
     rec = Records(run_dir)
     manifest = rec.manifest
     final = verdicts.final(rec.verdicts, rec.cell_statuses)
     plan = manifest.plan
     p = plan.get("precision", {})
-    margin = cellstats.Margin.of_plan(p)
+    margin = margin or cellstats.Margin.of_plan(p)
     found = analysis.analyse(
         rec.timings,
         rec.cell_statuses,

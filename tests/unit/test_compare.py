@@ -88,4 +88,14 @@ def test_a_swap_of_two_equal_fastest_candidates_is_the_same_outcome_only_in_the_
     )
     row = next(r for r in compare.agreement(table) if r.startswith("| GRAPH_MODE | all"))
     cells = [c.strip() for c in row.strip("|").split("|")]
-    assert cells[-2:] == ["0% of 4", "50% of 4"]  # fastest → slower still differs
+    assert cells[-3:-1] == ["0% of 4", "50% of 4"]  # fastest → slower still differs
+    assert cells[-1] == "25% of 4"  # only fastest → slower: decided both times, differently
+
+
+def test_a_run_that_leaves_a_comparison_open_does_not_contradict_one_that_decides_it():
+    import pandas as pd
+
+    a = pd.Series(["equivalent", "slower", "undetermined", "fastest", "faster", "slower"])
+    b = pd.Series(["undetermined", "undetermined", "slower", "equivalent", "slower", "slower"])
+    assert compare.contradicts(a, b).tolist() == [False, False, False, False, True, False]
+    assert compare.contradicts(b, a).tolist() == compare.contradicts(a, b).tolist()

@@ -1,0 +1,88 @@
+"""Two runs of one workload, decided at several margins: how often do they agree? (issue 27)
+
+The issue asks that two back-to-back default runs give ≥ 90 % of the compiled-mode comparisons
+(a candidate against the fastest candidate at one size, head to head) the same outcome, and the
+same answer per mode. The runs' cells repeat (their B/A intervals hold 1), yet the outcomes do
+not: at a margin of 2 % of the step most intervals straddle the margin, so a comparison is
+"undetermined" in one run and decided in the other. This script measures, on two real runs,
+what the margin does to that: it decides both runs again at each margin (``load.load(run,
+margin)``: the same estimates, the same head-to-head comparisons, the same answer rule; only
+the margin differs) and prints, per mode and margin,
+
+- decided: the share of comparisons decided (not undetermined) in A and in B;
+- same: the share with the same outcome in both ("fastest" read as "equivalent": a swap of two
+  equal fastest candidates is not a change, ``compare.fastest_as_equivalent``);
+- contradict: the share decided in both runs, differently (``compare.contradicts``): the runs
+  disagree, not merely one of them undecided;
+- each run's answer in this workload (``answer.workload_choice``), "(u)" when undetermined.
+
+It times nothing. The margins are what-ifs for choosing the margin, not what the pages use
+(those decide at the margin the run's plan recorded).
+
+    python findings/margin_stability.py RUN_A RUN_B [--margins 0.02,0.05,0.1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from bench.core.cellstats import UNDETERMINED, Margin
+from bench.measured.modes import label
+from bench.report import answer, compare, load
+
+MARGINS = (0.02, 0.05, 0.10)
+
+
+def outcomes_at(run_dir: Path, rel: float):
+    """The run decided at a margin of ``rel`` of the candidate's step (the plan's floor kept)."""
+    plan_margin = load.load(run_dir).margin
+    return load.load(run_dir, Margin(rel, plan_margin.abs_s))
+
+
+def agreement(a, b, mode: str) -> dict:
+    """One mode's row: decided in A and B, same, contradict, each run's answer."""
+    oa, ob = compare.size_outcomes(a, mode), compare.size_outcomes(b, mode)
+    keys = sorted(set(oa) & set(ob))
+    sa = pd.Series([oa[k] for k in keys], dtype=object)
+    sb = pd.Series([ob[k] for k in keys], dtype=object)
+    ea, eb = compare.fastest_as_equivalent(sa), compare.fastest_as_equivalent(sb)
+
+    def said(run) -> str:
+        c = answer.workload_choice(run, mode)
+        return "none" if c.strategy is None else c.strategy + ("" if c.decided else " (u)")
+
+    return {
+        "mode": label(mode),
+        "comparisons": len(keys),
+        "decided A": f"{(ea != UNDETERMINED).mean():.0%}" if keys else "–",
+        "decided B": f"{(eb != UNDETERMINED).mean():.0%}" if keys else "–",
+        "same": f"{(ea == eb).mean():.0%}" if keys else "–",
+        "contradict": f"{compare.contradicts(sa, sb).mean():.0%}" if keys else "–",
+        "answer A": said(a),
+        "answer B": said(b),
+    }
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("run_a", type=Path)
+    p.add_argument("run_b", type=Path)
+    p.add_argument("--margins", default=",".join(f"{m:g}" for m in MARGINS))
+    args = p.parse_args(argv)
+    margins = [float(x) for x in args.margins.split(",")]
+    print(f"A = {args.run_a}\nB = {args.run_b}\n")
+    for rel in margins:
+        a, b = outcomes_at(args.run_a, rel), outcomes_at(args.run_b, rel)
+        rows = [agreement(a, b, mode) for mode in a.analysis if mode in b.analysis]
+        print(f"margin {rel:.0%} of the candidate's step")
+        print(pd.DataFrame(rows).to_string(index=False))
+        print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
