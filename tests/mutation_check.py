@@ -249,9 +249,9 @@ DECISION_MUTATIONS = [
     ),
     (
         R,
-        "    simpler = [s for s in und if order.index(s) < order.index(best)]",
-        "    simpler = []",
-        "answer: a simpler undetermined candidate ignored",
+        "    best = next(s for s in order if s in eq or s in und)",
+        "    best = (eq or und)[0]",
+        "answer: a simpler undetermined candidate passed over for an equivalent one",
     ),
     (
         R,
@@ -261,9 +261,9 @@ DECISION_MUTATIONS = [
     ),
     (
         R,
-        "    best = (eq or und)[0]",
-        "    best = (und or eq)[0]",
-        "answer: an undetermined candidate before an equivalent one",
+        "    if best in und:",
+        "    if best in und and not eq:",
+        "answer: a simpler undetermined candidate called decided",
     ),
     (
         C,

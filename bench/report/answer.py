@@ -4,19 +4,20 @@ A strategy is a *candidate* in a mode when it is correct in every shape the answ
 (``Template.in_scope``: the shapes whose code means the cell's intent, e.g. the clip's write after
 its read) and its API is documented for the platform measured (``bench.measured.apis``). Each
 candidate's cost is decided against the fastest candidate (``bench.core.analysis``):
-equivalent, slower, or undetermined. The answer is the simplest candidate equivalent to the
-fastest; if a simpler candidate is still undetermined, the answer is "undetermined at this
-precision". A working strategy that is not a candidate (say, documented for Ascend only) but adds
-less is named beside the answer (``faster``). Simplicity: a documented API first, then a scalar
-Parameter, then the shorter write, then the name. Across the workloads of a kind of state
-(``kind_answer``) a candidate must be correct in every one and equivalent in each.
+equivalent, slower, or undetermined. The answer is the simplest candidate not shown slower than
+the fastest: decided when it is equivalent, "undetermined at this precision" when the data cannot
+yet tell it from the fastest. A working strategy that is not a candidate (say, documented for
+Ascend only) but adds less is named beside the answer (``faster``). Simplicity: a documented
+API first, then a scalar Parameter, then the shorter write, then the name. Across the workloads
+of a kind of state (``kind_answer``) a candidate must be correct in every one and equivalent in
+each.
 
 One source of truth (issue 28): ``outcomes`` says, for one workload and mode, what every strategy
 is — the fastest candidate, equivalent, faster, slower, undetermined, not timed, silently wrong or
 not writable — and every page, plot label and README block reads it. ``decide`` is the answer per
 *kind of state* (``KINDS``: a workload declares ``state_kind``), a pure function of those outcome
-tables: the simplest candidate equivalent to the fastest in every workload of the kind, a current
-API before a deprecated one.
+tables: the simplest candidate not shown slower than the fastest in any workload of the kind
+(decided where it is equivalent in every one), a current API before a deprecated one.
 """
 
 from __future__ import annotations
@@ -118,7 +119,11 @@ class Choice:
 
 def _pick(names: list[str], outcome: dict[str, str], facts: dict, mode: str, fastest) -> Choice:
     """The simplest candidate not slower than the fastest: decided when it is equivalent (or
-    faster) and no simpler candidate is still undetermined; otherwise named, as undetermined."""
+    faster), otherwise named, as undetermined. A more complex candidate is named only where every
+    simpler one is shown slower: which candidate is the fastest (the lowest of noisy estimates)
+    can change from run to run, and so would the name if the fastest, equivalent to itself, came
+    before simpler candidates the data cannot yet tell from it (issue 27: the brn GRAPH answer
+    moved between two runs in which no comparison was decided differently)."""
     order = sorted(names, key=lambda s: simplicity(facts.get(s, {}), s))
     eq = [s for s in order if as_fast(outcome.get(s, ""))]
     und = [s for s in order if outcome.get(s) == UNDETERMINED]
@@ -134,32 +139,19 @@ def _pick(names: list[str], outcome: dict[str, str], facts: dict, mode: str, fas
             und,
             fastest=fastest,
         )
-    best = (eq or und)[0]
-    simpler = [s for s in und if order.index(s) < order.index(best)]
-    if not eq:
+    best = next(s for s in order if s in eq or s in und)
+    if best in und:
         return Choice(
             mode,
             best,
             False,
-            "correct everywhere; whether it costs the same as the fastest candidate is not "
-            "known yet (its 95 % interval straddles the margin: more rounds would tell)",
+            "correct everywhere and the simplest candidate not shown slower; whether it costs "
+            "the same as the fastest candidate is not known yet (its 95 % interval straddles "
+            "the margin: more rounds would tell)",
             eq,
             und,
             fastest=fastest,
             short="whether it costs the same as the fastest candidate is not known yet",
-        )
-    if simpler:
-        return Choice(
-            mode,
-            best,
-            False,
-            f"{', '.join(simpler)} (simpler) {'are' if len(simpler) > 1 else 'is'} "
-            "not yet told apart from the fastest (its 95 % interval straddles the margin)",
-            eq,
-            und,
-            fastest=fastest,
-            short=f"whether simpler {', '.join(f'`{s}`' for s in simpler)} cost the same is not "
-            "known yet",
         )
     return Choice(
         mode,
@@ -300,8 +292,9 @@ def decide(
     documented for the platform and code a user can paste (``PASTABLE`` false: a host-side update
     that replaces the step's own forward, which no snippet can print). Current APIs are chosen
     from first; a deprecated one only when no current candidate exists, and the answer says so.
-    Among them: the simplest equivalent to the fastest in every workload; else undetermined; else
-    the one slower in the fewest workloads."""
+    Among them: the simplest not shown slower in any workload (decided where equivalent in every
+    one, else undetermined); where each is slower somewhere, the one slower in the fewest
+    workloads."""
     documented = [
         s
         for s, row in table.items()
