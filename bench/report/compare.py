@@ -149,10 +149,10 @@ def agreement(table: pd.DataFrame) -> list[str]:
             within = (err <= part.margin).mean()
             decided = part[(part.outcome_a != "") & (part.outcome_b != "")]
             a, b = decided.outcome_a, decided.outcome_b
-            a, b = fastest_as_equivalent(a), fastest_as_equivalent(b)
             rows.append([label(mode) if mode != "all" else "all modes", name, len(part),
-                         f"{err.median():.1%}", f"{within:.0%}", _same(decided.outcome_a,
-                         decided.outcome_b), _same(a, b), _contradict(a, b)])  # fmt: skip
+                         f"{err.median():.1%}", f"{within:.0%}", _same(a, b),
+                         _same(fastest_as_equivalent(a), fastest_as_equivalent(b)),
+                         _contradict(a, b)])  # fmt: skip
     head = ["mode", "sizes", "cells", "median |B/A − 1|", "within the margin", "same outcome",
             "same, fastest = equivalent", "decided both times, differently"]  # fmt: skip
     return fmt.table(head, rows)

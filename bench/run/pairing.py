@@ -27,6 +27,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from bench.measured.oracle import run_step
+from bench.run.plan import Precision
 
 TIMER = time.perf_counter
 
@@ -113,7 +114,8 @@ def calibrate(
     return k, elapsed
 
 
-MAX_SUBJECT_BLOCK = 2.0  # seconds: a subject far slower than its twin gets a smaller k
+MAX_SUBJECT_BLOCK = Precision.max_block_seconds  # the default tier's (seconds): a subject far
+# slower than its twin gets a smaller k
 
 
 def cap(k: int, subject: Stepper, control: Stepper, most: float = MAX_SUBJECT_BLOCK) -> int:

@@ -32,9 +32,7 @@ class Precision:
     max_rounds: int = 40
     cell_seconds: float = 1.0
     block_seconds: float = 0.01  # a timed block runs k steps, k chosen so a block takes >= this
-    max_block_seconds: float = (
-        2.0  # a member slower than that per block of k steps gets a smaller k
-    )
+    max_block_seconds: float = 2.0  # a slower block of k steps of a member: a smaller k
     warmup_seconds: float = 0.05
     distribution_rounds: int = 24  # PYNATIVE as users run it: a fixed budget, reported as quartiles
     screen: bool = True  # time each way of reading the state once to pick the shape to time

@@ -81,7 +81,7 @@ def test_a_slow_member_gets_fewer_steps_per_block(k, subject, twin, most, want):
     assert pairing.cap(k, Steps(subject), Steps(twin), most) == want
 
 
-def test_the_default_block_limit_is_the_old_constant():
+def test_the_default_tier_blocks_as_cap_does_by_default():
     assert TIERS["default"].max_block_seconds == pairing.MAX_SUBJECT_BLOCK
     assert TIERS["quick"].max_block_seconds < TIERS["default"].max_block_seconds
 
