@@ -186,23 +186,30 @@ def _same(a: pd.Series, b: pd.Series) -> str:
 
 
 def answers(a: load.RunData, b: load.RunData) -> list[list[str]]:
-    """[mode, A's answer, B's answer, same?] per mode timed in both: each run's own answer in
-    its workload (``answer.workload_choice``), decided or not."""
+    """[mode, A's answer, B's answer, same?, same strategy?] per mode timed in both: each run's
+    own answer in its workload (``answer.workload_choice``), decided or not (``answer_row``)."""
     from bench.report import answer
 
-    out = []
-    for mode in a.analysis:
-        if mode not in b.analysis:
-            continue
-        ca, cb = answer.workload_choice(a, mode), answer.workload_choice(b, mode)
+    return [
+        answer_row(mode, answer.workload_choice(a, mode), answer.workload_choice(b, mode))
+        for mode in a.analysis
+        if mode in b.analysis
+    ]
 
-        def said(c) -> str:
-            if c.strategy is None:
-                return "none"
-            return f"`{c.strategy}`" + ("" if c.decided else " (undetermined)")
 
-        out.append([label(mode), said(ca), said(cb), "yes" if said(ca) == said(cb) else "**no**"])
-    return out
+def answer_row(mode: str, ca, cb) -> list[str]:
+    """One mode's row of ``answers`` from the two runs' ``answer.Choice``: "same" when the
+    strategy and whether it is decided agree (or both have none), "same strategy" when the
+    strategy does (one run may have decided it, the other not yet)."""
+
+    def said(c) -> str:
+        if c.strategy is None:
+            return "none"
+        return f"`{c.strategy}`" + ("" if c.decided else " (undetermined)")
+
+    same = said(ca) == said(cb)
+    return [label(mode), said(ca), said(cb), "yes" if same else "**no**",
+            "yes" if ca.strategy == cb.strategy else "**no**"]  # fmt: skip
 
 
 def render(a, b, table, changes, only_changed: bool) -> str:
@@ -232,7 +239,7 @@ def render(a, b, table, changes, only_changed: bool) -> str:
     same = answers(a, b)
     if same:
         out += ["## The answer in each run", "",
-                *fmt.table(["mode", "A", "B", "same"], same)]  # fmt: skip
+                *fmt.table(["mode", "A", "B", "same", "same strategy"], same)]  # fmt: skip
     if len(changes):
         body = [[f"`{r.strategy}`", f"`{r.shape}`", label(r.mode), r.outcome_a, r.outcome_b]
                 for r in changes.itertuples()]  # fmt: skip

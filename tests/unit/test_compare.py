@@ -70,7 +70,22 @@ def test_outcomes_are_per_comparison_and_twins_have_none(runs):
 def test_each_runs_answer_is_shown_per_mode(runs):
     _, a, _ = runs
     rows = compare.answers(load.load(a), load.load(a))
-    assert rows and all(r[1] == r[2] and r[3] == "yes" for r in rows)
+    assert rows and all(r[1] == r[2] and r[3] == r[4] == "yes" for r in rows)
+
+
+def test_the_same_strategy_decided_in_one_run_only_is_not_the_same_answer():
+    from bench.report.answer import Choice
+
+    decided = Choice("graph", "rebind", True, "")
+    open_ = Choice("graph", "rebind", False, "")
+    other = Choice("graph", "assign_primitive", False, "")
+    nothing = Choice("graph", None, True, "")
+    assert compare.answer_row("graph", decided, open_)[1:] == [
+        "`rebind`", "`rebind` (undetermined)", "**no**", "yes"
+    ]  # fmt: skip
+    assert compare.answer_row("graph", open_, other)[3:] == ["**no**", "**no**"]
+    assert compare.answer_row("graph", open_, open_)[3:] == ["yes", "yes"]
+    assert compare.answer_row("graph", nothing, nothing)[1:] == ["none", "none", "yes", "yes"]
 
 
 def test_a_swap_of_two_equal_fastest_candidates_is_the_same_outcome_only_in_the_second_count():
