@@ -14,7 +14,7 @@ the margin differs) and prints, per mode and margin,
   equal fastest candidates is not a change, ``compare.fastest_as_equivalent``);
 - contradict: the share decided in both runs, differently (``compare.contradicts``): the runs
   disagree, not merely one of them undecided;
-- each run's answer in this workload (``answer.workload_choice``), "(u)" when undetermined.
+- each run's answer in this workload (``answer.workload_choice``, as ``nox -s compare`` prints it).
 
 It times nothing. The margins are what-ifs for choosing the margin, not what the pages use
 (those decide at the margin the run's plan recorded).
@@ -31,6 +31,7 @@ from pathlib import Path
 import pandas as pd
 
 from bench.core.cellstats import UNDETERMINED, Margin
+from bench.core.records import Records
 from bench.measured.modes import label
 from bench.report import answer, compare, load
 
@@ -38,9 +39,11 @@ MARGINS = (0.02, 0.05, 0.10)
 
 
 def outcomes_at(run_dir: Path, rel: float):
-    """The run decided at a margin of ``rel`` of the candidate's step (the plan's floor kept)."""
-    plan_margin = load.load(run_dir).margin
-    return load.load(run_dir, Margin(rel, plan_margin.abs_s))
+    """The run decided at a margin of ``rel`` of the candidate's step (the plan's floor kept:
+    read from its manifest, not from a whole load of the run)."""
+    plan = Records(run_dir).manifest.plan
+    floor = Margin.of_plan(plan.get("precision", {})).abs_s
+    return load.load(run_dir, Margin(rel, floor))
 
 
 def agreement(a, b, mode: str) -> dict:
@@ -50,11 +53,9 @@ def agreement(a, b, mode: str) -> dict:
     sa = pd.Series([oa[k] for k in keys], dtype=object)
     sb = pd.Series([ob[k] for k in keys], dtype=object)
     ea, eb = compare.fastest_as_equivalent(sa), compare.fastest_as_equivalent(sb)
-
-    def said(run) -> str:
-        c = answer.workload_choice(run, mode)
-        return "none" if c.strategy is None else c.strategy + ("" if c.decided else " (u)")
-
+    said = compare.answer_row(
+        mode, answer.workload_choice(a, mode), answer.workload_choice(b, mode)
+    )
     return {
         "mode": label(mode),
         "comparisons": len(keys),
@@ -62,8 +63,8 @@ def agreement(a, b, mode: str) -> dict:
         "decided B": f"{(eb != UNDETERMINED).mean():.0%}" if keys else "–",
         "same": f"{(ea == eb).mean():.0%}" if keys else "–",
         "contradict": f"{compare.contradicts(sa, sb).mean():.0%}" if keys else "–",
-        "answer A": said(a),
-        "answer B": said(b),
+        "answer A": said[1],
+        "answer B": said[2],
     }
 
 
