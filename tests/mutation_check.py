@@ -230,10 +230,40 @@ DECISION_MUTATIONS = [
         "twins: faster than the twin without the margin",
     ),
     (
+        C,
+        "    floor = 0.0 if candidate else -math.inf",
+        "    floor = -math.inf",
+        "ranking: a candidate faster than the best (the best may be itself)",
+    ),
+    (
+        C,
+        "        max([floor, *(c.high_s for c in against)]),",
+        "        min([floor, *(c.high_s for c in against)]),",
+        "ranking: the upper bound from the closest candidate, not from every one",
+    ),
+    (
+        C,
+        "        max([floor, *(c.low_s for c in against)]),",
+        "        min([floor, *(c.low_s for c in against)]),",
+        "ranking: slower only than every candidate, not than one",
+    ),
+    (
         A,
-        "                    if s == best_name",
-        "                    if s != best_name",
-        "ranking: the reference swapped",
+        "                    if k != s",
+        "                    if k != s and k == best_name",
+        "ranking: against the fastest point estimate only",
+    ),
+    (
+        A,
+        "                    if c.high_s > comp.margin_s:",
+        "                    if False:",
+        "later stages: the candidates that keep a decision open not raced again",
+    ),
+    (
+        R,
+        "    return st.reference and st.outcome == EQUIVALENT",
+        "    return st.reference",
+        "answer: the fastest point estimate equivalent by definition",
     ),
     (
         R,

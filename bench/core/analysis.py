@@ -3,11 +3,12 @@ the report and ``compare`` all use (``bench.core.cellstats`` for the statistics)
 
 Per mode: every timed cell's estimate (with the mode's between-process variance, Paule–Mandel
 over its cells, and Cochran's Q: ``heterogeneity``), the A/A bias per size, and for the update
-cells of the strategies that worked at every size, the fastest strategy and every other one's
-outcome against it at each size (equivalent / slower / faster / undetermined, with the margin at
-the candidate's step; every decision at a size whose A/A cell is biased beyond the margin is
-undetermined; each look of a decision at the level α / ``looks``), and P(fastest) by the same
-score and over the same candidates as the fastest.
+cells of the strategies that worked at every size, every one's outcome against the best
+candidate at each size (``rank``: compared head to head with each other candidate, bounded as
+``cellstats.versus_best`` says; equivalent / slower / faster / undetermined, with the margin at
+the strategy's step; every decision at a size whose A/A cell is biased beyond the margin is
+undetermined; each look of a decision at the level α / ``looks``), and the fastest point
+estimate with P(fastest) by the same score and over the same candidates.
 """
 
 from __future__ import annotations
@@ -108,11 +109,15 @@ class Cell:
 
 @dataclass
 class Standing:
-    """A candidate strategy's outcome against the fastest, per size and overall."""
+    """A strategy's standing against the best candidate, per size and overall: ``comparisons``
+    per size its step minus the best candidate's, with the interval ``ModeAnalysis.rank``
+    bounds it by; ``against`` per size the head-to-head comparisons with each other candidate
+    that bound is made of."""
 
     strategy: str
-    reference: bool = False  # the fastest, which the others are compared with
+    reference: bool = False  # the fastest point estimate (what P(fastest) names)
     comparisons: dict[int, cellstats.Comparison] = field(default_factory=dict)
+    against: dict[int, dict[str, cellstats.Comparison]] = field(default_factory=dict)
 
     @property
     def outcome(self) -> str:
@@ -217,29 +222,55 @@ class ModeAnalysis:
         return cellstats.compare_paired(paired, self.margin, self.looks, self.biased(n))
 
     def rank(self, names, others=()) -> dict[str, Standing]:
-        """Each of ``names`` (timed candidates) against the fastest of them, per size; ``others``
-        (working strategies that are not candidates) against the same reference. The reference
-        itself is equivalent to itself by definition (its difference is zero, not an estimate)."""
+        """Each of ``names`` (timed candidates) and of ``others`` (working strategies that are
+        not candidates) against the best of the candidates, per size: a comparison with the
+        best, not with the fastest point estimate (Hsu's multiple comparisons with the best).
+
+        Which candidate measured fastest is a noisy choice among near-equal ones; judging the
+        rest against it makes their outcomes follow it (issue 27: two brn runs whose cells
+        agreed swapped the fastest, and with it ten outcomes). The best's step is the lowest of
+        the candidates' true steps, so a strategy's excess over it is its largest excess over
+        any candidate (none below 0 for a candidate: the best may be itself). Its interval is
+        bounded by the head-to-head comparisons with each other candidate: above by the largest
+        upper bound (the comparison with the true best is one of them), below by the largest
+        lower bound. So a candidate is *equivalent* where no other candidate may be faster than
+        it beyond the margin, *slower* where some candidate is faster than it beyond the margin,
+        and undetermined otherwise, whichever candidate happened to measure fastest; a strategy
+        that is not a candidate is *faster* where it is faster than every candidate beyond the
+        margin. The margin is at the strategy's own whole step; each look at the level of one of
+        ``looks``; every decision at a size with a biased A/A cell is undetermined."""
         best_name = self.fastest_of(names)
         if best_name is None:
             return {}
-        best = self.candidates[best_name]
-        out = {}
+        pool = sorted(s for s in set(names) if s in self.candidates)
         ranked = [*sorted(names), *sorted(set(others) - set(names))]
         head_to_head = self.raced({s: self.candidates[s] for s in ranked if s in self.candidates})
+        out = {}
         for s in ranked:
             if s not in self.candidates:
                 continue
             standing = Standing(s, reference=s == best_name)
             for n in self.sizes:
-                ref = best[n].step_s if head_to_head else best[n].estimate.step_s
-                standing.comparisons[n] = (
-                    cellstats.Comparison(0.0, 0.0, 0.0, self.margin.at(ref), self.biased(n))
-                    if s == best_name
-                    else self._compare(self.candidates[s][n], best[n], head_to_head)
-                )
+                mine = self.candidates[s][n]
+                against = {
+                    k: self._compare(mine, self.candidates[k][n], head_to_head)
+                    for k in pool
+                    if k != s
+                }
+                standing.against[n] = against
+                standing.comparisons[n] = self._versus_best(mine, against, s in pool, head_to_head)
             out[s] = standing
         return out
+
+    def _versus_best(
+        self, cell: Cell, against: dict[str, cellstats.Comparison], candidate: bool, h2h: bool
+    ) -> cellstats.Comparison:
+        """``cell``'s step minus the best candidate's (``cellstats.versus_best``), the margin at
+        its own whole step."""
+        step = cell.step_s if h2h else cell.estimate.step_s
+        return cellstats.versus_best(
+            list(against.values()), self.margin.at(step), candidate, self.biased(cell.id.size)
+        )
 
     @cached_property
     def fastest(self) -> str | None:
@@ -248,15 +279,8 @@ class ModeAnalysis:
 
     @cached_property
     def standings(self) -> dict[str, Standing]:
-        """Every working strategy against the fastest one."""
+        """Every working strategy against the best of them (``rank``)."""
         return self.rank(set(self.candidates))
-
-    def equivalent(self) -> list[str]:
-        """The candidates equivalent to the fastest (the fastest included)."""
-        return [s for s, st in self.standings.items() if st.outcome == EQUIVALENT]
-
-    def undetermined(self) -> list[str]:
-        return [s for s, st in self.standings.items() if st.outcome == UNDETERMINED]
 
     def p_fastest_of(self, names) -> dict[str, float]:
         """{candidate among ``names``: P(its score is the lowest)}: the score and the candidates
@@ -279,19 +303,22 @@ class ModeAnalysis:
         return sorted(n for n in self.aa if self.biased(n))
 
     def open_cells(self, target: float = 0.0, names=None) -> list[Cell]:
-        """Cells another stage should measure: those of an undetermined comparison (and the
-        fastest's at that size), and with ``target`` any update cell wider than ±target.
+        """Cells another stage should measure: per size, those of an undetermined standing (and
+        of the other candidates that may still be faster than it beyond the margin: the
+        comparisons that keep it open), and with ``target`` any update cell wider than ±target.
         ``names``: the candidates the answer is chosen from (documented for the platform, correct
-        in every shape it must hold in); their decisions are the ones against the fastest *of
+        in every shape it must hold in); their decisions are the ones against the best *of
         them*, as the report takes them (default: every working strategy)."""
         names = set(self.candidates) if names is None else set(names) & set(self.candidates)
-        fastest = self.fastest_of(names)
         out: dict[CellId, Cell] = {}
-        for s, st in (self.rank(names) if fastest else {}).items():
+        for s, st in self.rank(names).items():
             for n, comp in st.comparisons.items():
-                if comp.outcome == UNDETERMINED and s != fastest:
-                    out[self.candidates[s][n].id] = self.candidates[s][n]
-                    out[self.candidates[fastest][n].id] = self.candidates[fastest][n]
+                if comp.outcome != UNDETERMINED:
+                    continue
+                out[self.candidates[s][n].id] = self.candidates[s][n]
+                for k, c in st.against.get(n, {}).items():
+                    if c.high_s > comp.margin_s:
+                        out[self.candidates[k][n].id] = self.candidates[k][n]
         if target:
             for c in self.of_role("update"):
                 if c.status == Status.WORKS.value and c.estimate.halfwidth > target:

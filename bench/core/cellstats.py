@@ -40,7 +40,10 @@ with. Added time per step = (ratio − 1) × the twin's median step.
 Decisions (``compare``, ``decide``): the difference of two added times against a stated margin
 (``Margin``, relative to the candidate's whole step, with an absolute floor): *equivalent* when
 its whole interval lies within ±margin, *slower* above it, *faster* below it, *undetermined*
-otherwise (two one-sided tests; not significant is not equivalent). A later stage re-times only
+otherwise (two one-sided tests; not significant is not equivalent). A candidate is judged
+against the *best* candidate, not against whichever measured fastest (``versus_best``: its
+largest excess over any other candidate, bounded by their head-to-head intervals), so its
+outcome does not move when two near-equal candidates swap places. A later stage re-times only
 the open decisions, so a decision is looked at up to ``looks`` times: each look uses a two-sided
 level of α / looks (Bonferroni over the looks: the chance of any wrong call over all looks stays
 below α; conservative, simple, and valid whatever the stopping rule, ``alpha_per_look``). A mode
@@ -408,6 +411,33 @@ def compare_paired(
         (_exp(low) - 1.0) * ref,
         (_exp(high) - 1.0) * ref,
         margin.at(paired.step_s),
+        biased,
+    )
+
+
+def versus_best(
+    against: list[Comparison], margin_s: float, candidate: bool, biased: bool = False
+) -> Comparison:
+    """One strategy's step minus the best candidate's, from its head-to-head comparisons with
+    each other candidate (Hsu's multiple comparisons with the best, for "lower is better").
+
+    The best's step is the lowest true step, so the excess over it is the largest excess over
+    any candidate, and none below 0 for a candidate (the best may be itself). The comparison
+    with the true best is among ``against``, so the largest upper bound bounds the excess above
+    at that comparison's level; the largest lower bound bounds it below. The outcome against
+    ``margin_s`` (``outcome``) then does not depend on which candidate measured fastest: a
+    candidate is equivalent where no other may be faster than it beyond the margin, slower where
+    one is faster beyond it; a strategy that is not a candidate (``candidate`` False) is faster
+    where it is faster than every candidate beyond the margin. No other candidate: it is the
+    best (0)."""
+    if not against:
+        return Comparison(0.0, 0.0, 0.0, margin_s, biased)
+    floor = 0.0 if candidate else -math.inf
+    return Comparison(
+        max([floor, *(c.difference_s for c in against)]),
+        max([floor, *(c.low_s for c in against)]),
+        max([floor, *(c.high_s for c in against)]),
+        margin_s,
         biased,
     )
 

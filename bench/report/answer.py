@@ -3,12 +3,14 @@
 A strategy is a *candidate* in a mode when it is correct in every shape the answer must hold in
 (``Template.in_scope``: the shapes whose code means the cell's intent, e.g. the clip's write after
 its read) and its API is documented for the platform measured (``bench.measured.apis``). Each
-candidate's cost is decided against the fastest candidate (``bench.core.analysis``):
-equivalent, slower, or undetermined. The answer is the simplest candidate not shown slower than
-the fastest: decided when it is equivalent, "undetermined at this precision" when the data cannot
-yet tell it from the fastest. A working strategy that is not a candidate (say, documented for
-Ascend only) but adds less is named beside the answer (``faster``). Simplicity: a documented
-API first, then a scalar Parameter, then the shorter write, then the name. Across the workloads
+candidate's cost is decided against the best candidate (``bench.core.analysis``: head to head
+with each other candidate, so the outcome does not follow whichever measured fastest):
+equivalent, slower, or undetermined. The answer is the simplest candidate not shown slower:
+decided when it is equivalent, "undetermined at this precision" when the data cannot yet tell
+whether another candidate is faster by more than the margin. A working strategy that is not a
+candidate (say, documented for Ascend only) but adds less is named beside the answer
+(``faster``). Simplicity: a documented API first, then a scalar Parameter, then the shorter
+write, then the name. Across the workloads
 of a kind of state (``kind_answer``) a candidate must be correct in every one and equivalent in
 each.
 
@@ -41,6 +43,7 @@ CANNOT = "cannot be written here"
 WRONG = "silently wrong"  # prefix of an outcome: not correct in a shape the answer must hold in
 FASTEST = "fastest"
 FASTEST_CANDIDATE = "the fastest candidate"
+SLOWER_SOMEWHERE = "slower than another candidate at some size"  # an answer that admits it
 TIMED = (FASTEST, EQUIVALENT, FASTER, SLOWER, UNDETERMINED)
 
 KINDS = {  # state_kind -> what a user is doing
@@ -145,19 +148,19 @@ def _pick(names: list[str], outcome: dict[str, str], facts: dict, mode: str, fas
             mode,
             best,
             False,
-            "correct everywhere and the simplest candidate not shown slower; whether it costs "
-            "the same as the fastest candidate is not known yet (its 95 % interval straddles "
-            "the margin: more rounds would tell)",
+            "correct everywhere and the simplest candidate not shown slower; whether another "
+            "candidate is faster than it by more than the margin is not known yet (an interval "
+            "straddles the margin: more rounds would tell)",
             eq,
             und,
             fastest=fastest,
-            short="whether it costs the same as the fastest candidate is not known yet",
+            short="whether another candidate is faster by more than the margin is not known yet",
         )
     return Choice(
         mode,
         best,
         True,
-        "the simplest correct, documented API equivalent to the fastest",
+        "the simplest correct, documented API equivalent to the best candidate",
         eq,
         und,
         fastest=fastest,
@@ -174,15 +177,21 @@ def alternatives(c: Choice) -> str:
     return "; ".join(parts) or "none"
 
 
-def _least_slower(names: list[str], outcome: dict, facts: dict, mode: str) -> Choice:
-    """Every candidate is slower than some workload's fastest: the one slower in the fewest
-    workloads (then as fast as the fastest in the most, then the simplest), named with where."""
+def _least_slower(
+    names: list[str], outcome: dict, facts: dict, mode: str, fastest: dict | None = None
+) -> Choice:
+    """Every candidate is slower than another somewhere (at some size of some workload: the
+    cheaper one depends on the size): the one slower in the fewest workloads, then as fast as
+    the best in the most, then the fastest over the sizes (``fastest``: {workload: the candidate
+    with the lowest score there}) in the most, then the simplest; named with where."""
+    fastest = fastest or {}
 
     def key(s):
         found = outcome.get(s, {})
         slower = sum(o == SLOWER for o in found.values())
         good = sum(as_fast(o) for o in found.values())
-        return (slower, -good, simplicity(facts.get(s, {}), s))
+        lowest = sum(f == s for f in fastest.values())
+        return (slower, -good, -lowest, simplicity(facts.get(s, {}), s))
 
     best = min(names, key=key)
     found = outcome.get(best, {})
@@ -190,9 +199,9 @@ def _least_slower(names: list[str], outcome: dict, facts: dict, mode: str) -> Ch
     parts = [
         f"{what} in {', '.join(by[o])}"
         for o, what in (
-            (EQUIVALENT, "as fast as the fastest candidate"),
+            (EQUIVALENT, "as fast as the best candidate"),
             (UNDETERMINED, "undetermined"),
-            (SLOWER, "slower than the fastest candidate"),
+            (SLOWER, SLOWER_SOMEWHERE),
         )
         if by[o]
     ]
@@ -200,9 +209,9 @@ def _least_slower(names: list[str], outcome: dict, facts: dict, mode: str) -> Ch
         mode,
         best,
         False,
-        "correct everywhere, but no candidate is as fast as the fastest in every workload; "
-        "this one is " + "; ".join(parts),
-        short=f"slower than {FASTEST_CANDIDATE}",  # decide names it and where
+        "correct everywhere, but no candidate is as fast as the best at every size of every "
+        "workload; this one is " + "; ".join(parts),
+        short=f"{SLOWER_SOMEWHERE} in {', '.join(by[SLOWER])}" if by[SLOWER] else "",
     )
 
 
@@ -243,9 +252,10 @@ def _find_sets(run: RunData, mode: str) -> tuple[dict[str, str], list[str], list
 def outcomes(run: RunData, mode: str) -> dict[str, str]:
     """{strategy: what it is in this workload and mode}, the one source every page reads:
     ``cannot be written here``; ``silently wrong: <what> in `<shape>` ``, ``raises …``
-    (not correct in a shape the answer must hold in); else its cost against the fastest
-    *candidate* (correct here and documented for the platform): ``fastest``, ``equivalent``,
-    ``faster``, ``slower``, ``undetermined``, or ``not timed``."""
+    (not correct in a shape the answer must hold in); else its cost against the best
+    *candidate* (correct here and documented for the platform): ``fastest`` (the fastest point
+    estimate, where it is shown equivalent), ``equivalent``, ``faster``, ``slower``,
+    ``undetermined``, or ``not timed``."""
     key = ("outcomes", mode)
     if key in run.memo:
         return dict(run.memo[key])
@@ -254,9 +264,23 @@ def outcomes(run: RunData, mode: str) -> dict[str, str]:
     standings = m.rank(names, others=correct) if m else {}
     for s in correct:
         st = standings.get(s)
-        out[s] = NOT_TIMED if st is None else FASTEST if st.reference else st.outcome
+        out[s] = NOT_TIMED if st is None else FASTEST if _fastest(st) else st.outcome
     run.memo[key] = out
     return dict(out)
+
+
+def _fastest(st) -> bool:
+    """Whether a standing is labelled "fastest": the fastest point estimate, and shown within
+    the margin of every other candidate (equivalent to the best). A fastest point estimate the
+    data cannot yet tell from another candidate is "undetermined", as that one is."""
+    return st.reference and st.outcome == EQUIVALENT
+
+
+def point_fastest(run: RunData, mode: str) -> str | None:
+    """The candidate with the lowest score (``ModeAnalysis.fastest_of`` over the candidates):
+    the one P(fastest) is quoted for, labelled "fastest" only where it is shown equivalent."""
+    m = run.analysis.get(mode)
+    return m.fastest_of(_sets(run, mode)[1]) if m else None
 
 
 def p_fastest(run: RunData, mode: str) -> dict[str, float]:
@@ -282,7 +306,11 @@ def _combined(found: dict[str, str]) -> str:
 
 
 def decide(
-    table: dict[str, dict[str, str]], facts: dict, workloads: list[str], mode: str
+    table: dict[str, dict[str, str]],
+    facts: dict,
+    workloads: list[str],
+    mode: str,
+    fastest: dict[str, str | None] | None = None,
 ) -> Choice:
     """The answer for one kind of state in one mode, from hand-checkable tables.
 
@@ -294,7 +322,9 @@ def decide(
     from first; a deprecated one only when no current candidate exists, and the answer says so.
     Among them: the simplest not shown slower in any workload (decided where equivalent in every
     one, else undetermined); where each is slower somewhere, the one slower in the fewest
-    workloads."""
+    workloads (``_least_slower``). ``fastest``: {workload: the candidate with the lowest score
+    there} (``point_fastest``), named beside an answer not decided; default: the one labelled
+    "fastest" in ``table``."""
     documented = [
         s
         for s, row in table.items()
@@ -309,7 +339,8 @@ def decide(
     order = sorted(pool, key=lambda s: simplicity(facts.get(s, {}), s))
     eq = [s for s in order if combined[s] == EQUIVALENT]
     und = [s for s in order if combined[s] in (UNDETERMINED, NOT_TIMED)]
-    fastest = {w: next((s for s in table if table[s].get(w) == FASTEST), None) for w in workloads}
+    labelled = {w: next((s for s in table if table[s].get(w) == FASTEST), None) for w in workloads}
+    fastest = {w: (fastest or {}).get(w) or labelled[w] for w in workloads}
     if not pool:
         return Choice(mode, None, True, NO_CANDIDATE, fastest=None)
     if eq or und:
@@ -327,17 +358,21 @@ def decide(
             s: {w: EQUIVALENT if o == FASTEST else o for w, o in f.items()}
             for s, f in found.items()
         }
-        choice = _least_slower(pool, as_eq, facts, mode)
+        choice = _least_slower(pool, as_eq, facts, mode, fastest)
     choice.fastest = ", ".join(sorted({f for f in fastest.values() if f})) or None
     choice.fastest_by = fastest
     if choice.strategy and not choice.decided:  # name the fastest it is not told apart from
         mine = found[choice.strategy]
         worst = SLOWER if SLOWER in mine.values() else UNDETERMINED
         named = ", ".join(
-            f"`{fastest[w]}` in {w}" for w, o in mine.items() if o == worst and fastest.get(w)
+            f"`{fastest[w]}` in {w}"
+            for w, o in mine.items()
+            if o == worst and fastest.get(w) not in (None, choice.strategy)
         )
-        if named:
+        if named and FASTEST_CANDIDATE in choice.short:
             choice.short = choice.short.replace(FASTEST_CANDIDATE, f"{FASTEST_CANDIDATE} ({named})")
+        elif named:
+            choice.short += f" ({FASTEST_CANDIDATE}: {named})"
     choice.rejected = {
         **{s: NOT_PASTABLE for s in documented if s not in correct},
         **{s: "deprecated" for s in correct if s not in pool},
@@ -420,7 +455,8 @@ def kind_answer(runs: dict[str, RunData], kind: str, mode: str) -> tuple[Choice,
     for s in facts:  # a strategy a workload does not list cannot be written there
         for w in mine:
             table[s].setdefault(w, CANNOT)
-    return decide(table, facts, list(mine), mode), table
+    lowest = {w: point_fastest(run, mode) for w, run in mine.items()}
+    return decide(table, facts, list(mine), mode, lowest), table
 
 
 def workload_choice(run: RunData, mode: str) -> Choice:
@@ -428,4 +464,6 @@ def workload_choice(run: RunData, mode: str) -> Choice:
     so a page's answer follows the same rules as the answer per kind."""
     said = outcomes(run, mode)
     table = {s: {run.workload: o} for s, o in said.items()}
-    return decide(table, with_pastable(run, run.manifest.strategies), [run.workload], mode)
+    facts = with_pastable(run, run.manifest.strategies)
+    lowest = {run.workload: point_fastest(run, mode)}
+    return decide(table, facts, [run.workload], mode, lowest)

@@ -7,7 +7,7 @@ means little across different setups. Then, per cell timed in both runs, B/A of 
 (``bench.core.cellstats``: the same random-effects model on the log scale, t on Welch–Satterthwaite
 degrees of freedom over the two runs' own), Benjamini–Hochberg over all the cells compared
 (``scipy.stats.false_discovery_control``), whether the two runs give each comparison (a
-candidate against the fastest candidate at one size) the same outcome, and each run's answer per
+candidate against the best candidate at one size) the same outcome, and each run's answer per
 mode. ``--fail-above X``: exit 1 when a cell's overhead is significantly (after correction)
 higher in B by more than the fraction X.
 """
@@ -55,7 +55,7 @@ def provenance_diff(a: load.RunData, b: load.RunData) -> list[list[str]]:
 
 def standings(run: load.RunData, mode: str) -> dict:
     """{strategy: Standing} as the run's pages take them: the answer's candidates
-    (``answer.outcomes``) ranked head to head against the fastest of them."""
+    (``answer.outcomes``) ranked head to head against the best of them."""
     from bench.report import answer
 
     m = run.analysis.get(mode)
@@ -63,19 +63,16 @@ def standings(run: load.RunData, mode: str) -> dict:
         return {}
     said = answer.outcomes(run, mode)
     timed = [s for s, o in said.items() if o in answer.TIMED]
-    names = [s for s in timed if answer.PLATFORM in run.manifest.strategies[s].get("platforms", [])]
-    return m.rank(names, others=timed)
+    return m.rank(answer.candidates(run, mode), others=timed)
 
 
 def size_outcomes(run: load.RunData, mode: str) -> dict[tuple[str, int], str]:
-    """{(strategy, size): its outcome against the fastest candidate at that size}
+    """{(strategy, size): its outcome against the best candidate at that size}
     (``standings``)."""
-    from bench.report import answer
-
     out = {}
     for s, standing in standings(run, mode).items():
         for n, comp in standing.comparisons.items():
-            out[(s, n)] = answer.FASTEST if standing.reference else comp.outcome
+            out[(s, n)] = comp.outcome
     return out
 
 
@@ -139,7 +136,7 @@ def _verdict(ratio: float, q: float) -> str:
 
 def agreement(table: pd.DataFrame) -> list[str]:
     """Per mode, how closely B's overheads repeat A's (within the margin) and how often the two
-    runs give a comparison (a candidate against the fastest at one size) the same outcome."""
+    runs give a comparison (a candidate against the best at one size) the same outcome."""
     rows = []
     for mode, g in [*table.groupby("mode"), ("all", table)]:
         for name, part in (("all", g), ("≥ 64", g[g["size"] >= 64])):
@@ -151,34 +148,22 @@ def agreement(table: pd.DataFrame) -> list[str]:
             a, b = decided.outcome_a, decided.outcome_b
             rows.append([label(mode) if mode != "all" else "all modes", name, len(part),
                          f"{err.median():.1%}", f"{within:.0%}", _same(a, b),
-                         _same(fastest_as_equivalent(a), fastest_as_equivalent(b)),
                          _contradict(a, b)])  # fmt: skip
     head = ["mode", "sizes", "cells", "median |B/A − 1|", "within the margin", "same outcome",
-            "same, fastest = equivalent", "decided both times, differently"]  # fmt: skip
+            "decided both times, differently"]  # fmt: skip
     return fmt.table(head, rows)
 
 
 def contradicts(a: pd.Series, b: pd.Series) -> pd.Series:
     """Per comparison, whether the two runs decided it (neither says undetermined) and decided
     it differently: a run that leaves a comparison undetermined does not contradict one that
-    decides it, one that says "equivalent" where the other says "slower" does. Outcomes with
-    "fastest" read as "equivalent" (``fastest_as_equivalent``)."""
-    a, b = fastest_as_equivalent(a), fastest_as_equivalent(b)
+    decides it, one that says "equivalent" where the other says "slower" does."""
     open_ = cellstats.UNDETERMINED
     return (a != open_) & (b != open_) & (a != b)
 
 
 def _contradict(a: pd.Series, b: pd.Series) -> str:
     return f"{contradicts(a, b).mean():.0%} of {len(a)}" if len(a) else "none compared"
-
-
-def fastest_as_equivalent(outcomes: pd.Series) -> pd.Series:
-    """The outcomes with "fastest" read as "equivalent": the fastest is within the margin of
-    itself, so a candidate that is the fastest in one run and equivalent to another fastest in
-    the next has not changed standing (a swap of two equal candidates)."""
-    from bench.report import answer
-
-    return outcomes.replace({answer.FASTEST: cellstats.EQUIVALENT})
 
 
 def _same(a: pd.Series, b: pd.Series) -> str:

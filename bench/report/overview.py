@@ -44,13 +44,14 @@ def summary_page(runs: dict[str, RunData], links: dict[str, str]) -> str:
         "## The answer",
         "",
         f"Per kind of state, the simplest *candidate* ({words.TERMS['candidate']}) whose whole "
-        "step is *equivalent* to the *fastest candidate*'s "
-        f"({words.TERMS['fastest candidate']}) in every one of them: the 95 % interval of the "
-        f"difference lies within ± the *margin* ({words.TERMS['margin']}); *undetermined* where "
-        "it straddles the "
+        "step is *equivalent* in every one of them: timed head to head with each other "
+        "candidate, none is faster than it by more than the *margin* "
+        f"({words.TERMS['margin']}), with 95 % confidence, so it is within the margin of the "
+        "best, whichever measured fastest; *undetermined* where an interval straddles the "
         "margin (more rounds would tell). What it adds is its step minus its *no-update twin*'s "
         "(the same code without the write). *P(fastest)*: the probability that a candidate has "
-        "the lowest step, over the same candidates. Each snippet is run as printed by the tests "
+        "the lowest step, over the same candidates; the *fastest candidate* "
+        f"({words.TERMS['fastest candidate']}). Each snippet is run as printed by the tests "
         "(tests/ms/test_snippets.py).",
         "",
         *readme.answers_block(runs, readme.kind_answers(runs), results=""),

@@ -87,8 +87,10 @@ def answer_figure(runs: dict, answers: dict, path: Path) -> Path | None:
                 )
                 handles.setdefault(s["strategy"], line)
                 if wide:
+                    admits = answer.SLOWER_SOMEWHERE in s["label"]  # crossover: say so
                     ax.annotate(
-                        f"the answer: {s['strategy']}",
+                        f"the answer: {s['strategy']}"
+                        + (f"\n({answer.SLOWER_SOMEWHERE})" if admits else ""),
                         (s["x"][-1], s["y"][-1]),
                         xytext=(-6, 8),
                         textcoords="offset points",

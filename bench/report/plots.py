@@ -156,6 +156,9 @@ def added_series(run, mode: str, answer: str | None = None) -> dict | None:
         cs.sort(key=lambda c: c.id.size)
         y, lo, hi = points(cs, kind)
         mark = strategy == answer
+        tag = " — the answer" if mark else ""
+        if mark and said.get(strategy) == answers.SLOWER:  # the cheaper one depends on the size
+            tag += f" ({answers.SLOWER_SOMEWHERE} in {run.workload})"
         series.append(
             {
                 "strategy": strategy,
@@ -164,7 +167,7 @@ def added_series(run, mode: str, answer: str | None = None) -> dict | None:
                 "lo": lo,
                 "hi": hi,
                 "answer": mark,
-                "label": f"{strategy} ({cs[0].id.shape})" + (" — the answer" if mark else ""),
+                "label": f"{strategy} ({cs[0].id.shape}){tag}",
             }
         )
     drawn = any(x["answer"] for x in series)

@@ -56,9 +56,7 @@ def p_fastest_words(mine: dict[str, RunData], mode: str, strategy: str) -> str:
     for w, run in mine.items():
         if mode not in run.modes:
             continue
-        fastest = next(
-            (s for s, o in answer.outcomes(run, mode).items() if o == answer.FASTEST), None
-        )
+        fastest = answer.point_fastest(run, mode)
         if fastest is None:
             continue
         p = answer.p_fastest(run, mode)

@@ -71,8 +71,7 @@ class KindAnswers:
 def p_fastest_words(run: RunData, mode: str, strategy: str | None) -> str:
     """P(fastest) of ``strategy`` and of this workload's fastest candidate, over the candidates
     "fastest" is chosen from (``answer.p_fastest``)."""
-    said = answer.outcomes(run, mode)
-    fastest = next((s for s, o in said.items() if o == answer.FASTEST), None)
+    fastest = answer.point_fastest(run, mode)
     p = answer.p_fastest(run, mode)
 
     def of(s):
@@ -305,15 +304,16 @@ def render(
         "",
         f"Per mode, the answer to {answer.KINDS[kind.kind]} (this workload's kind of state), "
         f"decided over {', '.join(kind.workloads)}: among the *candidates* (each "
-        f"{words.TERMS['candidate']}), the simplest whose whole step is *equivalent* to the "
-        f"*fastest candidate*'s ({words.TERMS['fastest candidate']}) in each of them: the 95 % "
-        "interval of the difference lies within ± the *margin* "
-        f"({run.margin.describe()}); *undetermined* where the interval straddles the margin "
-        "(more rounds would tell; not a failure of the tool). What it adds is its step minus "
-        "its *no-update twin*'s (the same code without the write), at each size "
-        f"*{sym}* ({size}); *P(fastest)* is the probability that a candidate has the lowest "
-        "step, over the same candidates. *Correct*: computes what the code means, in every "
-        "code shape, in every gate process and after every timed step.",
+        f"{words.TERMS['candidate']}), the simplest whose whole step is *equivalent* in each "
+        "of them: timed head to head with each other candidate, none is faster than it by "
+        f"more than the *margin* ({run.margin.describe()}), with 95 % confidence, so it is "
+        "within the margin of the best, whichever measured fastest; *undetermined* where an "
+        "interval straddles the margin (more rounds would tell; not a failure of the tool). "
+        "What it adds is its step minus its *no-update twin*'s (the same code without the "
+        f"write), at each size *{sym}* ({size}); *P(fastest)* is the probability that a "
+        "candidate has the lowest step, over the same candidates; the *fastest candidate* "
+        f"({words.TERMS['fastest candidate']}). *Correct*: computes what the code means, in "
+        "every code shape, in every gate process and after every timed step.",
         "",
         *answer_table(run, kind),
     ]

@@ -64,16 +64,17 @@ TERMS = {
     "shape the answer must hold in (for a kind of state: in every workload of that kind), in "
     "code a user can paste (not a host-side update that replaces the step's own forward); a "
     "deprecated API only where no current one is",
-    "fastest candidate": "the candidate with the lowest whole step over the sizes (timed head to "
-    "head in the same rounds; older runs: the lowest added time over a common step)",
     "margin": "how close two steps must be to count as the same cost: the larger of a share of "
     "the candidate's whole step (2 % today; older runs 5 %) and 5 µs",
-    "equivalent": "the cost differs from the fastest candidate's by less than the margin, with "
-    "95 % confidence (the whole interval of the difference lies inside ±margin)",
-    "slower": "the cost exceeds the fastest candidate's by more than the margin, with 95 % "
-    "confidence",
-    "undetermined": "not yet known whether it costs the same as the fastest or more: the 95 % "
-    "interval of the difference straddles the margin, so more rounds are needed "
+    "fastest candidate": "the candidate with the lowest whole step over the sizes (timed head to "
+    "head in the same rounds; older runs: the lowest added time over a common step); a table "
+    "calls it the fastest only where it is also shown within the margin of every other candidate",
+    "equivalent": "no other candidate is faster than it by more than the margin, with 95 % "
+    "confidence (compared head to head with each one: it is within the margin of the best "
+    "candidate, whichever measured fastest)",
+    "slower": "another candidate is faster than it by more than the margin, with 95 % confidence",
+    "undetermined": "not yet known whether another candidate is faster than it by more than the "
+    "margin: an interval of a difference straddles the margin, so more rounds are needed "
     "(`nox -s bench -- --rigorous` measures longer); not a failure of the tool",
     "A/A": "the base twin timed against a second copy of itself: what the harness itself adds "
     "(ideally nothing; about 95 % of the A/A 95 % intervals should contain 1); at a size whose "

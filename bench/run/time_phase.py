@@ -1,10 +1,10 @@
 """Phase 3, time: stage 0 runs every race (per mode and size: every working strategy, the
 twins, the A/A cell, head to head in the same rounds: ``bench.run.race``) in ``processes``
 worker processes; each later stage (one new process per mode) races the candidates whose
-decision is still open against the fastest, as many rounds as that decision needs
-(``bench.core.analysis.ModeAnalysis.open_cells``), until the stages or the decisions run out. A
-mode timed as a distribution (PYNATIVE as users run it) keeps its fixed budget. The steps per
-block (k) of a race are its first process's, reused by every later one.
+decision is still open, with the candidates that keep it open, as many rounds as that decision
+needs (``bench.core.analysis.ModeAnalysis.open_cells``), until the stages or the decisions run
+out. A mode timed as a distribution (PYNATIVE as users run it) keeps its fixed budget. The steps
+per block (k) of a race are its first process's, reused by every later one.
 
 Each process checkpoints every cell as it finishes (``bench.core.rundir.Checkpoint``): when it
 dies (crash, hang, Ctrl-C) its finished cells are saved as its timing file and only the rest run
@@ -103,9 +103,10 @@ def stage_zero(ctx: RunContext, cells: dict[str, list[Item]]) -> None:
 def later_stage(
     ctx: RunContext, stage: int, cells: dict[str, list[Item]], candidates: dict | None = None
 ) -> bool:
-    """One more process per mode for the decisions still open: per size, a race of the fastest
-    candidate, the candidates still undetermined against it, and the A/A cell, as many rounds as
-    the closest decision needs; False when none is open. ``candidates``: {mode: the strategies
+    """One more process per mode for the decisions still open: per size, a race of the
+    candidates still undetermined, the candidates that may still be faster than them beyond the
+    margin (``ModeAnalysis.open_cells``), and the A/A cell, as many rounds as the closest
+    decision needs; False when none is open. ``candidates``: {mode: the strategies
     the answer is chosen from} (``prepare_phase.candidates``), so the decisions settled are the
     ones the report makes (default: every working strategy)."""
     precision = ctx.plan.precision

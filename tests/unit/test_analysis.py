@@ -8,13 +8,22 @@ import numpy as np
 import pytest
 
 from bench.core import analysis
-from bench.core.cellstats import EQUIVALENT, FASTER, SLOWER, UNDETERMINED, Margin, decide
+from bench.core.cellstats import (
+    EQUIVALENT,
+    FASTER,
+    SLOWER,
+    UNDETERMINED,
+    Comparison,
+    Margin,
+    decide,
+    versus_best,
+)
 from bench.core.schema import Timing
 
 
-def timing(strategy, size, step, twin, process, seed, role="update"):
+def timing(strategy, size, step, twin, process, seed, role="update", sd=0.005):
     rng = np.random.default_rng(seed)
-    noise = rng.normal(1.0, 0.005, (2, 30))
+    noise = rng.normal(1.0, sd, (2, 30))
     return Timing(
         workload="ema",
         strategy=strategy,
@@ -127,3 +136,53 @@ def test_a_cell_reuses_its_own_k_not_the_same_cell_of_another_mode():
     item = Item("host", "as-written", "v.py", "scalar", batch_size=10)
     assert ks[time_phase._key("graph", item)] == 4
     assert ks[time_phase._key("pynative", item)] == 64
+
+
+def comp(low, high, margin=2.0):
+    """A head-to-head comparison from its interval (µs), the difference at its middle."""
+    return Comparison((low + high) / 2, low, high, margin)
+
+
+@pytest.mark.parametrize(
+    "against, candidate, outcome, low, high",
+    [
+        ([], True, EQUIVALENT, 0.0, 0.0),  # the only candidate is the best
+        ([comp(-9, -4), comp(-1, 1.5)], True, EQUIVALENT, 0.0, 1.5),  # none may beat it by 2
+        ([comp(-9, -4), comp(-1, 3)], True, UNDETERMINED, 0.0, 3.0),  # one may, by up to 3
+        ([comp(-9, -4), comp(2.5, 6)], True, SLOWER, 2.5, 6.0),  # one beats it by ≥ 2.5
+        ([comp(-9, -4), comp(-8, -3)], True, EQUIVALENT, 0.0, 0.0),  # faster than all: the best
+        ([comp(-9, -4), comp(-8, -3)], False, FASTER, -8.0, -3.0),  # not a candidate: faster
+        ([comp(-9, -4), comp(-1, 1)], False, EQUIVALENT, -1.0, 1.0),
+    ],
+)
+def test_a_standing_is_against_the_best_candidate_whichever_measured_fastest(
+    against, candidate, outcome, low, high
+):
+    """Its excess over the best is its largest over any candidate: bounded by the largest lower
+    and upper bounds, none below 0 for a candidate; the order of the others does not matter."""
+    for order in (against, against[::-1]):
+        got = versus_best(order, 2.0, candidate)
+        assert (got.outcome, got.low_s, got.high_s) == (outcome, low, high)
+    assert versus_best(against, 2.0, candidate, biased=True).outcome == UNDETERMINED
+
+
+def test_the_fastest_point_estimate_is_not_equivalent_by_definition():
+    """a and b cost the same and their rounds are noisy (SD 5 %): which measures fastest is
+    noise. Against the fastest point estimate, that one was "equivalent" by definition and the
+    other undetermined, so the two swapped outcomes when the noise did (issue 27: brn GRAPH, ten
+    outcomes between two runs). Against the best, neither can be told from the other either way,
+    and c, 30 % slower, is slower either way."""
+    runs = []
+    for first, second in (("a", "b"), ("b", "a")):  # the same rounds, the names swapped
+        timings = [
+            timing(s, n, step * n, 1e-3 * n, p, seed=100 * i + 10 * p + n, sd=0.05)
+            for i, (s, step) in enumerate(((first, 1e-3), (second, 1e-3), ("c", 1.3e-3)))
+            for n in (1, 2)
+            for p in range(2)
+        ]
+        m = analysis.analyse(timings, [], ["graph"], [1, 2], Margin())["graph"]
+        st = m.rank(["a", "b", "c"])
+        runs.append(({s: x.outcome for s, x in st.items()}, m.fastest_of(["a", "b", "c"])))
+    (one, fastest_one), (two, fastest_two) = runs
+    assert fastest_one != fastest_two  # the swap moved the fastest point estimate
+    assert one == two == {"a": UNDETERMINED, "b": UNDETERMINED, "c": SLOWER}

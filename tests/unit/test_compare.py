@@ -88,7 +88,7 @@ def test_the_same_strategy_decided_in_one_run_only_is_not_the_same_answer():
     assert compare.answer_row("graph", nothing, nothing)[1:] == ["none", "none", "yes", "yes"]
 
 
-def test_a_swap_of_two_equal_fastest_candidates_is_the_same_outcome_only_in_the_second_count():
+def test_agreement_counts_the_same_outcome_and_the_contradictions():
     import pandas as pd
 
     table = pd.DataFrame(
@@ -97,20 +97,20 @@ def test_a_swap_of_two_equal_fastest_candidates_is_the_same_outcome_only_in_the_
             "size": [64] * 4,
             "ratio": [1.0] * 4,
             "margin": [0.02] * 4,
-            "outcome_a": ["fastest", "equivalent", "fastest", "equivalent"],
-            "outcome_b": ["equivalent", "fastest", "slower", "undetermined"],
+            "outcome_a": ["equivalent", "equivalent", "slower", "undetermined"],
+            "outcome_b": ["equivalent", "slower", "undetermined", "undetermined"],
         }
     )
     row = next(r for r in compare.agreement(table) if r.startswith("| GRAPH_MODE | all"))
     cells = [c.strip() for c in row.strip("|").split("|")]
-    assert cells[-3:-1] == ["0% of 4", "50% of 4"]  # fastest → slower still differs
-    assert cells[-1] == "25% of 4"  # only fastest → slower: decided both times, differently
+    assert cells[-2] == "50% of 4"  # the first and the last
+    assert cells[-1] == "25% of 4"  # only equivalent → slower: decided both times, differently
 
 
 def test_a_run_that_leaves_a_comparison_open_does_not_contradict_one_that_decides_it():
     import pandas as pd
 
-    a = pd.Series(["equivalent", "slower", "undetermined", "fastest", "faster", "slower"])
+    a = pd.Series(["equivalent", "slower", "undetermined", "equivalent", "faster", "slower"])
     b = pd.Series(["undetermined", "undetermined", "slower", "equivalent", "slower", "slower"])
     assert compare.contradicts(a, b).tolist() == [False, False, False, False, True, False]
     assert compare.contradicts(b, a).tolist() == compare.contradicts(a, b).tolist()

@@ -30,9 +30,9 @@ LOOKS = TIER.stages + 1
 SIZES = (1, 8, 64, 256, 1024)
 STEP_S = 1e-3  # the base twin's step; the margin is then 2 % of the candidate's step
 MARGIN = Margin(TIER.margin_rel, TIER.margin_abs_s)
-OUTSIDE = 1.05  # "different": its true difference from the fastest, in margins
+OUTSIDE = 1.05  # "different": its true difference from the best, in margins
 MODES = 30
-# the members' true whole step over the base twin's (log); "fastest" is the fastest
+# the members' true whole step over the base twin's (log); "fastest" and "equal" are the best
 TRUTH = {
     "fastest": math.log(1.10),
     "equal": math.log(1.10),
@@ -121,12 +121,12 @@ def simulate(s: Scenario, modes: int, seed: int) -> dict:
                 p = TIER.processes + stage - 1
                 timings += _race(rng, s, n, p, stage, who, rounds)
         m = _analyse(timings)
-        best = m.fastest_of(set(TRUTH))  # in noisy rounds not always the true fastest
+        # every standing, the fastest point estimate's too, is an estimate of the excess over
+        # the true best ("fastest" and "equal" are both the best)
         for name, standing in m.rank(set(TRUTH)).items():
-            if name == best:
-                continue
             for n, comp in standing.comparisons.items():
-                true = (math.exp(TRUTH[name] - TRUTH[best]) - 1) * m.candidates[best][n].step_s
+                best_s = m.candidates["fastest"][n].step_s
+                true = (math.exp(TRUTH[name] - min(TRUTH.values())) - 1) * best_s
                 counts["cells"] += 1
                 counts["covered"] += comp.low_s <= true <= comp.high_s
                 if abs(true) > comp.margin_s:  # truly different: equivalence would be wrong
@@ -151,7 +151,7 @@ def results():
 @pytest.mark.parametrize("name", SCENARIOS)
 def test_head_to_head_intervals_cover_the_true_difference_at_least_93_percent(results, name):
     r = results[name]
-    assert r["cells"] == MODES * len(SIZES) * (len(TRUTH) - 1)
+    assert r["cells"] == MODES * len(SIZES) * len(TRUTH)
     assert r["covered"] / r["cells"] >= 0.93, r
     assert r["aa_covered"] / r["aa"] >= 0.93, r
 
