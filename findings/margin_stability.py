@@ -10,8 +10,8 @@ margin)``: the same estimates, the same head-to-head comparisons, the same answe
 the margin differs) and prints, per mode and margin,
 
 - decided: the share of comparisons decided (not undetermined) in A and in B;
-- same: the share with the same outcome in both ("fastest" read as "equivalent": a swap of two
-  equal fastest candidates is not a change, ``compare.fastest_as_equivalent``);
+- same: the share with the same outcome in both (each candidate against the best candidate,
+  ``compare.size_outcomes``);
 - contradict: the share decided in both runs, differently (``compare.contradicts``): the runs
   disagree, not merely one of them undecided;
 - each run's answer in this workload (``answer.workload_choice``, as ``nox -s compare`` prints it).
@@ -52,16 +52,15 @@ def agreement(a, b, mode: str) -> dict:
     keys = sorted(set(oa) & set(ob))
     sa = pd.Series([oa[k] for k in keys], dtype=object)
     sb = pd.Series([ob[k] for k in keys], dtype=object)
-    ea, eb = compare.fastest_as_equivalent(sa), compare.fastest_as_equivalent(sb)
     said = compare.answer_row(
         mode, answer.workload_choice(a, mode), answer.workload_choice(b, mode)
     )
     return {
         "mode": label(mode),
         "comparisons": len(keys),
-        "decided A": f"{(ea != UNDETERMINED).mean():.0%}" if keys else "–",
-        "decided B": f"{(eb != UNDETERMINED).mean():.0%}" if keys else "–",
-        "same": f"{(ea == eb).mean():.0%}" if keys else "–",
+        "decided A": f"{(sa != UNDETERMINED).mean():.0%}" if keys else "–",
+        "decided B": f"{(sb != UNDETERMINED).mean():.0%}" if keys else "–",
+        "same": f"{(sa == sb).mean():.0%}" if keys else "–",
         "contradict": f"{compare.contradicts(sa, sb).mean():.0%}" if keys else "–",
         "answer A": said[1],
         "answer B": said[2],

@@ -72,11 +72,11 @@ def agreement(d: float, half: float, margin: float, k: float = 1.0) -> float:
 
 def comparisons(run: load.RunData, mode: str) -> list:
     """The comparisons the pages make in ``mode``: each timed candidate (and other correct
-    strategy) against the fastest candidate, per size (``bench.report.compare.standings``)."""
+    strategy) against the best candidate, per size (``bench.report.compare.standings``; the
+    fastest point estimate's too: its standing is an estimate, not equivalent by definition)."""
     out = []
     for standing in compare.standings(run, mode).values():
-        if not standing.reference:
-            out.extend(standing.comparisons.values())
+        out.extend(standing.comparisons.values())
     return out
 
 
