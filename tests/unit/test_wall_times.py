@@ -1,0 +1,44 @@
+"""findings/wall_times.py: where a run's time went, from a hand-made run folder."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+from bench.core.paths import ROOT
+
+spec = importlib.util.spec_from_file_location("wall_times", ROOT / "findings" / "wall_times.py")
+wall_times = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(wall_times)
+
+
+def _timing(folder, name, mode, stage, started, finished):
+    suite = {"mode": mode, "stage": stage, "started": started, "finished": finished}
+    (folder / name).write_text(json.dumps({"suite": suite, "benchmarks": []}))
+
+
+def test_each_modes_processes_are_summed_per_stage(tmp_path):
+    run = tmp_path / "20260101T000000Z-aaaa"
+    (run / "timing").mkdir(parents=True)
+    manifest = {"command": "nox -s bench", "phases": {"gate": 60.0, "time": 240.0}}
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    t0 = "2026-01-01T00:00:00+00:00"
+    _timing(run / "timing", "graph-p0.json", "graph", 0, t0, "2026-01-01T00:01:00+00:00")
+    _timing(run / "timing", "graph-p1.json", "graph", 0, t0, "2026-01-01T00:00:30+00:00")
+    _timing(run / "timing", "graph-p2.json", "graph", 1, t0, "2026-01-01T00:00:30+00:00")
+    _timing(run / "timing", "pynative-p0.json", "pynative", 0, t0, "2026-01-01T00:02:00+00:00")
+    found = wall_times.processes(run)
+    assert {m: dict(s) for m, s in found.items()} == {
+        "graph": {0: [60.0, 30.0], 1: [30.0]},
+        "pynative": {0: [120.0]},
+    }
+    text = "\n".join(wall_times.describe(run))
+    assert "gate 1.0 min, time 4.0 min; total 5.0 min" in text
+    assert "| PYNATIVE_MODE | 0: 1 | 2.0 min | 50% |" in text
+    assert "| GRAPH_MODE | 0: 2, 1: 1 | 2.0 min | 50% |" in text
+
+
+def test_a_folder_that_is_no_run_is_refused(tmp_path, capsys):
+    assert wall_times.main([str(tmp_path)]) == 2
+    assert "no manifest.json" in capsys.readouterr().err
+    assert wall_times.main([]) == 2
