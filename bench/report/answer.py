@@ -10,9 +10,8 @@ decided when it is equivalent, "undetermined at this precision" when the data ca
 whether another candidate is faster by more than the margin. A working strategy that is not a
 candidate (say, documented for Ascend only) but adds less is named beside the answer
 (``faster``). Simplicity: a documented API first, then a scalar Parameter, then the shorter
-write, then the name. Across the workloads
-of a kind of state (``kind_answer``) a candidate must be correct in every one and equivalent in
-each.
+write, then the name. Across the workloads of a kind of state (``kind_answer``) a candidate must
+be correct in every one and equivalent in each.
 
 One source of truth (issue 28): ``outcomes`` says, for one workload and mode, what every strategy
 is — the fastest candidate, equivalent, faster, slower, undetermined, not timed, silently wrong or
@@ -259,14 +258,25 @@ def outcomes(run: RunData, mode: str) -> dict[str, str]:
     key = ("outcomes", mode)
     if key in run.memo:
         return dict(run.memo[key])
-    m = run.analysis.get(mode)
-    out, names, correct = _sets(run, mode)
-    standings = m.rank(names, others=correct) if m else {}
+    out, _, correct = _sets(run, mode)
+    ranked = standings(run, mode)
     for s in correct:
-        st = standings.get(s)
+        st = ranked.get(s)
         out[s] = NOT_TIMED if st is None else FASTEST if _fastest(st) else st.outcome
     run.memo[key] = out
     return dict(out)
+
+
+def standings(run: RunData, mode: str) -> dict:
+    """{strategy: ``analysis.Standing``} of every correct strategy timed here against the best
+    candidate (``ModeAnalysis.rank``), computed once per run and mode: ``outcomes`` labels them,
+    ``compare`` counts their per-size outcomes."""
+    key = ("standings", mode)
+    if key not in run.memo:
+        m = run.analysis.get(mode)
+        _, names, correct = _sets(run, mode)
+        run.memo[key] = m.rank(names, others=correct) if m else {}
+    return run.memo[key]
 
 
 def _fastest(st) -> bool:

@@ -54,16 +54,11 @@ def provenance_diff(a: load.RunData, b: load.RunData) -> list[list[str]]:
 
 
 def standings(run: load.RunData, mode: str) -> dict:
-    """{strategy: Standing} as the run's pages take them: the answer's candidates
-    (``answer.outcomes``) ranked head to head against the best of them."""
+    """{strategy: Standing} as the run's pages take them (``answer.standings``: the correct
+    strategies timed here, ranked head to head against the best candidate)."""
     from bench.report import answer
 
-    m = run.analysis.get(mode)
-    if m is None:
-        return {}
-    said = answer.outcomes(run, mode)
-    timed = [s for s, o in said.items() if o in answer.TIMED]
-    return m.rank(answer.candidates(run, mode), others=timed)
+    return answer.standings(run, mode)
 
 
 def size_outcomes(run: load.RunData, mode: str) -> dict[tuple[str, int], str]:
