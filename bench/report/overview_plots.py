@@ -92,7 +92,7 @@ def answer_figure(runs: dict, answers: dict, path: Path) -> Path | None:
                         f"the answer: {s['strategy']}"
                         + (f"\n({answer.SLOWER_SOMEWHERE})" if admits else ""),
                         (s["x"][-1], s["y"][-1]),
-                        xytext=(-6, 8),
+                        xytext=(-6, -34) if admits else (-6, 8),  # two lines: below the title
                         textcoords="offset points",
                         ha="right",
                         fontsize=8,
