@@ -16,6 +16,7 @@ from bench.measured.modes import MODES, label
 from bench.report import answer, fmt, phrases
 from bench.report.load import RunData
 from bench.report.phrases import NOT_TIMED, QUEUE_DRAIN
+from bench.run.select import TIE
 
 
 def per_mode(run: RunData) -> list[str]:
@@ -252,17 +253,23 @@ def screen(run: RunData) -> list[str]:
     for choice in run.selection:
         mode, strategy = choice["mode"], choice["strategy"]
         s = run.screen
-        screened = s[(s["mode"] == mode) & (s.strategy == strategy)] if len(s) else s
+        mine = s[(s["mode"] == mode) & (s.strategy == strategy)] if len(s) else s
+        screened = mine[mine.cost.notna()] if len(mine) else mine
         costs = (
             f"×{screened.cost.min():.2f}–×{screened.cost.max():.2f} over {len(screened)} reads"
             if len(screened)
             else ""
         )
+        failed = mine[mine.cost.isna()] if len(mine) else mine
+        costs += "".join(
+            f"{'; ' if costs else ''}`{row.shape}` not screened: {row.error or 'no rounds'}"
+            for row in failed.itertuples()
+        )
         rows.append([label(mode), f"`{strategy}`", f"`{choice['shape']}`", choice["why"], costs])
     return [
         "Which shape of each strategy is timed: the simplest working shape of each way of "
-        "reading the state, timed once against the base twin; the cheapest read wins (within 3 % "
-        "is a tie, broken by simplicity).",
+        "reading the state, timed once against the base twin; the cheapest read wins (within "
+        f"{TIE * 100:.0f} % is a tie, broken by simplicity).",
         "",
         *fmt.table(["mode", "strategy", "timed shape", "why", "screened cost"], rows),
     ]

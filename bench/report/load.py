@@ -211,11 +211,12 @@ def load(run_dir: Path, margin: cellstats.Margin | None = None) -> RunData:
                 "mode": mode,
                 **{k: row[k] for k in ("strategy", "shape", "batch_size")},
                 "cost": float(np.median(row["ratios"])) if row["ratios"] else math.nan,
+                "error": row.get("error", ""),  # the harness could not screen it (no ratios)
             }
             for mode, data in rec.prepare.items()
             for row in data["screen"]
         ],
-        columns=["mode", "strategy", "shape", "batch_size", "cost"],
+        columns=["mode", "strategy", "shape", "batch_size", "cost", "error"],
     )
     return RunData(
         Path(run_dir),

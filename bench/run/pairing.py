@@ -114,6 +114,19 @@ def calibrate(
     return k, elapsed
 
 
+def shorter(k: int, subject: Stepper, block_seconds: float, min_steps: int = 1) -> int:
+    """Steps per block for a subject whose step is slower than its twin's: the smallest power of
+    two up to ``k`` whose block still lasts ``block_seconds``, and at least ``min_steps`` (the
+    mode's: PYNATIVE's blocks must drain the eager queue)."""
+    one = subject.timed_block(1)  # one step's latency: at most its block share, so a guess
+    need = 2 ** int(np.ceil(np.log2(max(1.0, block_seconds / max(one, 1e-9)))))
+    floor = 2 ** int(np.ceil(np.log2(max(1, min_steps))))
+    short = max(need, floor)
+    while short < k and subject.timed_block(short) < block_seconds:  # checked, as calibrate does
+        short *= 2
+    return int(min(k, short))
+
+
 MAX_SUBJECT_BLOCK = Precision.max_block_seconds  # the default tier's (seconds): a subject far
 # slower than its twin gets a smaller k
 
@@ -141,15 +154,21 @@ def abba(rounds: int, start: int = 0) -> list[str]:
 class Pair:
     """A subject and its twin, and the paired twin blocks of a run of rounds."""
 
-    def __init__(self, subject: Stepper, control: Stepper, k: int, positions: list[str]):
+    def __init__(
+        self, subject: Stepper, control: Stepper, k: int, positions: list[str], subject_k: int = 0
+    ):
         self.subject, self.control, self.k = subject, control, k
+        self.subject_k = subject_k or k  # the screen's slow subjects: shorter blocks (``shorter``)
         self.positions = positions  # per round: the twin block "before" or "after" it
         self.control_s: list[float] = []
         self.ended = 0  # rounds ended so far
 
     def _ready(self, cell: Stepper) -> None:
-        """The same untimed preparation before every block: the subject's state, then a read."""
-        self.subject.workload.sync_state(self.subject.params, cell.params)
+        """The same untimed preparation before every block: the twin gets the subject's state
+        (as in a race, the subject keeps its own: writing a Parameter into itself can fail, e.g.
+        once an in-place slice write left it a view in PYNATIVE_MODE), then a read."""
+        if cell is not self.subject:
+            self.subject.workload.sync_state(self.subject.params, cell.params)
         cell.probe.asnumpy()
 
     def control_block(self) -> None:
@@ -158,7 +177,7 @@ class Pair:
 
     def _subject_next(self) -> None:
         self._ready(self.subject)
-        self.subject.arm(self.k)
+        self.subject.arm(self.subject_k)
 
     def begin(self) -> None:
         """Before the first subject block."""
@@ -184,8 +203,8 @@ class Pair:
         self.begin()
         for _ in self.positions:
             start = TIMER()
-            for _ in range(self.k):
+            for _ in range(self.subject_k):
                 self.subject()
-            times.append((TIMER() - start) / self.k)
+            times.append((TIMER() - start) / self.subject_k)
             self.end_round()
         return times

@@ -134,7 +134,10 @@ def prepare_phase(ctx: RunContext, verdicts) -> dict:
         ctx.progress.process_started("prepare")
 
         def handle(event):
-            if event["event"] in ("calibrated", "screened"):
+            if event["event"] == "screen_failed":
+                ctx.progress.line(f"prepare {job.mode}: {event['key']}: not screened: "
+                                  f"{event['detail']}")  # fmt: skip
+            if event["event"] in ("calibrated", "screened", "screen_failed"):
                 ctx.progress.finished("prepare", job.mode, 0.4)
 
         rerun_all = lambda *_: set()  # noqa: E731 - prepare writes its file at the end
@@ -159,7 +162,8 @@ def cells(ctx: RunContext, verdicts, prepared: dict) -> dict[str, list[Item]]:
         twins_ok = select.twins_working(verdicts, mode)
         screen: dict[str, dict[str, list]] = {}
         for row in prepared.get(mode, {}).get("screen", []):
-            screen.setdefault(row["strategy"], {})[row["shape"]] = row["ratios"]
+            if row["ratios"]:  # a shape the harness failed to screen has none ("error")
+                screen.setdefault(row["strategy"], {})[row["shape"]] = row["ratios"]
         members = []
         for strategy, shapes_ok in sorted(working(ctx, verdicts, mode).items()):
             shape, why = select.choose(

@@ -23,7 +23,7 @@ from bench.run.forked import HARNESS_ERROR, HarnessError
 from bench.run.plan import Item, Job
 from bench.run.race import MEMBER
 
-RESULT_EVENTS = ("verdict", "calibrated", "screened", "cell")
+RESULT_EVENTS = ("verdict", "calibrated", "screened", "screen_failed", "cell")
 
 
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child

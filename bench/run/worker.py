@@ -81,6 +81,10 @@ class Context:
             )
         return self._k[key]
 
+    def calibrated(self) -> dict[tuple[str, int], int]:
+        """{(twin, size): k} of the twins calibrated in this process."""
+        return dict(self._k)
+
     def finished(self, cell: dict, benchmark: dict | None = None) -> None:
         """A cell's status (and timing record): into the checkpoint before anything else runs."""
         if self.checkpoint is not None:
@@ -176,45 +180,59 @@ def run_prepare(job: Job) -> dict:
 
     context = Context(job)
     context.warm_process()
-    precision = job.precision
-    k_table, screen = {}, []
+    screen = []
     for item in job.items:
         _emit("start", key=item.key)
         x = tuple(ms.Tensor(a) for a in context.workload.make_inputs(item.batch_size, job.seed))
-        if item.role == "calibrate":
-            control, _ = context.control(item, x)
-            k, block = pairing.calibrate(control, precision.block_seconds, context.mode.min_steps)
-            k_table[k_key(item.control, item.batch_size)] = k
-            _emit("calibrated", key=item.key, k=k, block_s=block)
-            continue
-        k = k_table[k_key(item.control, item.batch_size)]
-        subject = pairing.Stepper(
-            context.workload, context.variant(item.path), context.mode, x, item.batch_size
-        )
         control, _ = context.control(item, x)
-        subject.warm_up(precision.warmup_seconds)
-        round_s = subject.timed_block(k) + control.timed_block(k)
-        rounds = pairing.rounds_for(precision.screen_seconds, round_s, 4, 12)
-        pair = pairing.Pair(subject, control, k, pairing.abba(rounds))
-        with pairing.gc_off():
-            step_s = pair.run_own_clock()
-        ratios = [s / c for s, c in zip(step_s, pair.control_s)]
-        screen.append(
-            {
-                "strategy": item.strategy,
-                "shape": item.shape,
-                "layout": item.layout,
-                "batch_size": item.batch_size,
-                "control": item.control,
-                "k": k,
-                "step_s": step_s,
-                "control_s": pair.control_s,
-                "ratios": ratios,
-                "first_call_s": subject.first_call_s,
-            }
-        )
-        _emit("screened", key=item.key, ratio=float(np.median(ratios)))
+        k = context.k(item, control)  # calibrated here when the calibration item is not in this
+        # job (a retry of one screen item alone, after a crash)
+        if item.role == "calibrate":
+            _emit("calibrated", key=item.key, k=k)
+            continue
+        try:
+            row = _screen(context, item, control, k, x)
+        except Exception as exc:  # the harness could not time this shape: the others still are
+            detail = first_line(exc)
+            screen.append({**_screen_key(item), "k": k, "ratios": [], "error": detail})
+            _emit("screen_failed", key=item.key, detail=detail)
+            continue
+        screen.append(row)
+        _emit("screened", key=item.key, ratio=float(np.median(row["ratios"])))
+    k_table = {k_key(control, size): k for (control, size), k in context.calibrated().items()}
     return {"kind": "prepare", "mode": job.mode, "k": k_table, "screen": screen}
+
+
+def _screen_key(item) -> dict:
+    return {"strategy": item.strategy, "shape": item.shape, "layout": item.layout,
+            "batch_size": item.batch_size, "control": item.control}  # fmt: skip
+
+
+def _screen(context, item, control, k: int, x) -> dict:
+    """One shape screened against the base twin: a few ABBA rounds of per-step ratios. The
+    subject's blocks are shorter than the twin's when one of its steps is slow (``subject_k``:
+    still at least ``block_seconds`` and the mode's ``min_steps``), so a host-side update does not
+    spend seconds a block on a choice between its own shapes."""
+    precision = context.job.precision
+    subject = pairing.Stepper(
+        context.workload, context.variant(item.path), context.mode, x, item.batch_size
+    )
+    subject.warm_up(precision.warmup_seconds)
+    subject_k = pairing.shorter(k, subject, precision.block_seconds, context.mode.min_steps)
+    round_s = subject.timed_block(subject_k) + control.timed_block(k)
+    rounds = pairing.rounds_for(precision.screen_seconds, round_s, 4, 12)
+    pair = pairing.Pair(subject, control, k, pairing.abba(rounds), subject_k=subject_k)
+    with pairing.gc_off():
+        step_s = pair.run_own_clock()
+    return {
+        **_screen_key(item),
+        "k": k,
+        "subject_k": subject_k,
+        "step_s": step_s,
+        "control_s": pair.control_s,
+        "ratios": [s / c for s, c in zip(step_s, pair.control_s)],
+        "first_call_s": subject.first_call_s,
+    }
 
 
 # -- time: pytest-benchmark over the job's cells ----------------------------------------------

@@ -253,3 +253,63 @@ def test_a_subset_run_reports_into_its_own_folder(ms, tmp_path):
     report = run / "report"
     assert (report / "summary.md").is_file() and (report / "shapes.md").is_file()
     assert "## The answer" in (report / "summary.md").read_text()
+
+
+def test_the_screen_times_every_shape_and_a_failure_or_a_retry_alone_costs_only_itself(
+    ms, tmp_path
+):
+    """PYNATIVE_MODE's screen of ``slice_ellipsis`` once crashed its process: the twin's state
+    was written into the subject too, and after ``param[...] = v`` the Parameter is a view that
+    ``ops.assign`` refuses. Each crash re-screened everything and the retry alone failed (its
+    twin was calibrated by another item). Now the subject keeps its state, a shape the harness
+    cannot screen is recorded as such, and a job without the calibration calibrates itself."""
+    done = bench(
+        "--strategies",
+        "slice_ellipsis,assign",
+        "--modes",
+        "pynative",
+        "--shapes",
+        "inline-param-after-expr,inline-view-after-expr",
+        *TINY[:2],  # one size; the screen is the default tier's
+        "--processes",
+        "1",
+        "--cell-seconds",
+        "0.02",
+        "--no-report",
+        "--results-dir",
+        str(tmp_path),
+        "--expected-dir",
+        str(tmp_path / "e"),
+        "--record",
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    run = only_run(tmp_path)
+    logs = sorted(p.name for p in (run / "logs").glob("prepare-*"))
+    assert logs == ["prepare-pynative.job.json", "prepare-pynative.log"], logs  # no retry
+    rows = json.loads((run / "prepare" / "pynative.json").read_text())["screen"]
+    screened = {(r["strategy"], r["shape"]) for r in rows if r["ratios"] and not r.get("error")}
+    assert screened == {
+        (s, f"inline-{read}-after-expr") for s in ("slice_ellipsis", "assign")
+        for read in ("param", "view")
+    }  # fmt: skip
+
+    # the same job again, without its calibration item and with a variant that cannot load
+    job = json.loads((run / "logs" / "prepare-pynative.job.json").read_text())
+    items = [i for i in job["items"] if i["role"] == "screen"]
+    broken = {**items[0], "strategy": "broken", "path": str(tmp_path / "missing.py")}
+    out = tmp_path / "again.json"
+    job.update(items=[broken, *items[:2]], out=str(out))
+    (tmp_path / "again.job.json").write_text(json.dumps(job))
+    worker = subprocess.run(
+        [sys.executable, "-m", "bench.run.worker", str(tmp_path / "again.job.json")],
+        cwd=ROOT, capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert worker.returncode == 0, worker.stdout[-2000:] + worker.stderr[-2000:]
+    again = json.loads(out.read_text())
+    assert list(again["k"].values()) and all(k >= 64 for k in again["k"].values())
+    first, *rest = again["screen"]
+    assert first["strategy"] == "broken" and first["ratios"] == [] and first["error"]
+    assert [(r["strategy"], r["shape"]) for r in rest] == [
+        (i["strategy"], i["shape"]) for i in items[:2]
+    ]
+    assert all(r["ratios"] and r["subject_k"] >= 64 for r in rest)  # PYNATIVE's drain floor

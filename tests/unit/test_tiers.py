@@ -81,6 +81,38 @@ def test_a_slow_member_gets_fewer_steps_per_block(k, subject, twin, most, want):
     assert pairing.cap(k, Steps(subject), Steps(twin), most) == want
 
 
+class Latent(Steps):
+    """A stepper whose block also waits ``sync_s`` once, at its end (one step alone is slow)."""
+
+    def __init__(self, step_s: float, sync_s: float):
+        super().__init__(step_s)
+        self.sync_s = sync_s
+
+    def timed_block(self, k: int) -> float:
+        return self.step_s * k + self.sync_s
+
+
+@pytest.mark.parametrize(
+    "k, subject, min_steps, want",
+    [
+        (256, Steps(0.020), 1, 1),  # a 20 ms step: one step already lasts the 10 ms
+        (256, Steps(0.004), 1, 4),  # 4 ms: 3 steps would do, the next power of two is 4
+        (256, Steps(0.004), 64, 64),  # PYNATIVE: never under the mode's 64 steps
+        (64, Steps(0.040), 64, 64),  # already at the floor
+        (256, Steps(0.0001), 1, 128),  # 0.1 ms: 100 steps → 128 (12.8 ms), under the twin's
+        (64, Steps(0.0001), 1, 64),  # never more than the twin's k
+        # one step looks slow (its sync): the guess, 8 steps, lasts 3.6 ms; doubled until 10 ms
+        (256, Latent(0.0002, 0.0020), 1, 64),
+    ],
+)
+def test_a_slow_subject_is_screened_in_shorter_blocks_that_still_last_block_seconds(
+    k, subject, min_steps, want
+):
+    got = pairing.shorter(k, subject, 0.01, min_steps)
+    assert got == want
+    assert got == k or subject.timed_block(got) >= 0.01
+
+
 def test_the_default_tier_blocks_as_cap_does_by_default():
     assert TIERS["default"].max_block_seconds == pairing.MAX_SUBJECT_BLOCK
     assert TIERS["quick"].max_block_seconds < TIERS["default"].max_block_seconds
