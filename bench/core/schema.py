@@ -286,7 +286,9 @@ class Timing:
 
     ``step_s[i]`` is round i's block of ``k`` subject steps divided by k (pytest-benchmark's
     ``stats.data`` with ``iterations = k``); ``control_s[i]`` the paired twin block, run right
-    before or after it (``control_position[i]``, ABBA), divided by k.
+    before or after it (``control_position[i]``, ABBA), divided by k. In a race the twin's
+    blocks are its own (divided by its own steps): a layout twin may run fewer steps a block than
+    the race's k (``bench.run.race``), and ``k`` is then its own.
     """
 
     workload: str

@@ -11,8 +11,10 @@ every pair over two rounds, and any two members are compared on the same rounds:
 - an ``aa`` member, a second copy of the base twin (the harness's own bias), and ``layout``
   members, twins of other layouts against the base twin.
 
-Every member runs the same number of steps (the same warm-up, the same blocks), so members that
-compute what the code means are at the same state at every round; before each twin block the
+Every member that writes runs the same number of steps (the same warm-up, the same blocks), so
+members that compute what the code means are at the same state at every round (a layout twin,
+which writes nothing, runs shorter blocks when its step is slow: ``pairing.shorter``; at the
+race's k the clip's (1,) Parameter read directly made blocks of 10 s); before each twin block the
 twin gets the first update member's state (``Runtime.sync_state``: the clip's cost depends on
 its limit). Before every block, a read of the Parameter the step writes last waits for any
 leftover work. Each member's record is a :class:`~bench.core.schema.Timing` whose ``control_s``
@@ -96,6 +98,11 @@ def run(context, cell, x, order_index: int, rounds_by=_loop) -> tuple[list[Timin
             for _ in range(warm):
                 stepper.timed_block(1)
     k = cell.k or _k(context, cell, base, subjects, at)
+    layouts = {m.label for m in cell.members if m.role == "layout"}
+    steps = {name: k for name in everyone}  # per block: the same for every member that writes
+    for name in sorted(layouts):  # a layout twin writes nothing (its state is synced): a slow
+        at(name)  # one runs shorter blocks, still of block_seconds (pairing.shorter)
+        steps[name] = pairing.shorter(k, everyone[name], precision.block_seconds, mode.min_steps)
 
     def ready(name: str) -> pairing.Stepper:
         at(name)
@@ -108,14 +115,14 @@ def run(context, cell, x, order_index: int, rounds_by=_loop) -> tuple[list[Timin
     updates = {m.label for m in cell.members if m.update}
 
     labels = sorted(subjects) + sorted(twins)
-    round_s = sum(ready(name).timed_block(k) for name in labels)
+    round_s = sum(ready(name).timed_block(steps[name]) for name in labels)
     rounds = budget_rounds(precision.cell_seconds, len(labels), round_s, 4, max(4, cell.rounds))
     times: dict[str, list[float]] = {name: [] for name in labels}
     plan = iter(order(labels, rounds, order_index))
 
     def one_round() -> None:
         for name in next(plan, ()):  # nothing for a runner's call beyond the planned rounds
-            times[name].append(ready(name).timed_block(k) / k)
+            times[name].append(ready(name).timed_block(steps[name]) / steps[name])
 
     with pairing.gc_off():
         rounds_by(one_round, rounds)
@@ -143,7 +150,7 @@ def run(context, cell, x, order_index: int, rounds_by=_loop) -> tuple[list[Timin
                 process=job.process,
                 control=control,
                 role=m.role,
-                k=k,
+                k=steps[name],
                 step_s=mine,
                 control_s=times[control],
                 control_position=["race"] * rounds,

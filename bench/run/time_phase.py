@@ -78,7 +78,9 @@ def _ks(timings) -> dict[tuple, int]:
     reuse its first process's k (a cell in another mode is another cell, with its own k); a
     race's later processes reuse the k of its first race at that size."""
     out = {(t.mode, t.strategy, t.shape, t.batch_size): t.k for t in timings}
-    out.update({(t.mode, RACE, RACE, t.batch_size): t.k for t in timings if t.race})
+    out.update(
+        {(t.mode, RACE, RACE, t.batch_size): t.k for t in timings if t.race and t.role != "layout"}
+    )  # a layout twin may run shorter blocks of its own (bench.run.race)
     return out
 
 

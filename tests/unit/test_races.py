@@ -236,3 +236,97 @@ def test_a_wrong_cell_does_not_judge_its_twin():
     )
     assert analysis.check_twins(found) == {}
     assert all(c.status == "incorrect" for c in found["graph"].of_role("update"))
+
+
+class FakeStepper:
+    """A cell whose step takes the seconds its variant path names (no MindSpore): what
+    ``race.run`` reads of a ``pairing.Stepper``."""
+
+    SECONDS: dict[str, float] = {}
+    BLOCKS: list[tuple[str, int]] = []
+
+    def __init__(self, workload, klass, mode, inputs, size):
+        self.path, self.params, self.steps = klass, {}, 0
+        self.first_call_s, self.probe = 0.0, self
+
+    def asnumpy(self):
+        return None
+
+    def timed_block(self, k: int) -> float:
+        self.steps += k
+        FakeStepper.BLOCKS.append((self.path, k))
+        return self.SECONDS[self.path] * k
+
+    def warm_up(self, seconds, min_steps=3):
+        self.steps += min_steps
+        return min_steps
+
+
+class FakeWork:
+    def sync_state(self, source, target):
+        pass
+
+    def final_state(self, params, n):
+        return {}
+
+    def after_steps(self, steps, n, update=True):
+        return {}
+
+    def final_matches(self, final, want):
+        return True
+
+
+def test_a_slow_layout_twin_runs_shorter_blocks_and_every_writer_the_same(monkeypatch):
+    """The clip's (1,) Parameter read directly costs ~40× the base twin in PYNATIVE_MODE at
+    N=1024: at the race's k its blocks lasted 10 s, half of the mode's timing. A layout twin
+    writes nothing, so it may run shorter blocks; members that write keep one k (same state)."""
+    from types import SimpleNamespace
+
+    from bench.measured import modes
+    from bench.run import plan
+
+    seconds = {"base": 0.004, "aa": 0.004, "slow": 0.16, "a": 0.004, "b": 0.005, "twin": 0.004}
+    monkeypatch.setattr(FakeStepper, "SECONDS", seconds)
+    monkeypatch.setattr(FakeStepper, "BLOCKS", [])
+    monkeypatch.setattr(race.pairing, "Stepper", FakeStepper)
+    mode = modes.get("pynative")  # at least 64 steps a block
+    job = SimpleNamespace(precision=plan.Precision(), workload="clip", process=0, stage=0)
+    context = SimpleNamespace(
+        job=job, workload=FakeWork(), mode=mode,
+        variant=lambda path, fresh=False: path, k=lambda cell, base: 256,
+    )  # fmt: skip
+    m = lambda s, role, path, control="control/twin", upd=True: plan.Member(  # noqa: E731
+        s, "inline", path, "scalar", role, control, "twin", update=upd
+    )
+    members = (
+        m("a", "update", "a"),
+        m("b", "update", "b"),
+        m("control", "aa", "aa", "control/base", False),
+        plan.Member("control", "vector", "slow", "vector", "layout", "control/base", "base",
+                    update=False),
+    )  # fmt: skip
+    cell = plan.Item(plan.RACE, plan.RACE, "", "", update=False, control="control/base",
+                     control_path="base", role=plan.RACE, batch_size=1024, rounds=4,
+                     members=members)  # fmt: skip
+    timings, wrong = race.run(context, cell, (), 0)
+    by = {t.role if t.role != "update" else t.strategy: t for t in timings}
+    assert not wrong
+    assert by["a"].k == by["b"].k == by["aa"].k == 256  # the writers and the A/A: one k
+    assert 64 <= by["layout"].k < 256 and by["layout"].k * 0.16 >= plan.Precision().block_seconds
+    assert by["layout"].k == 64  # PYNATIVE's floor: 10 s blocks became 64 steps (10.2 s → 2.6)
+    timed = [k for path, k in FakeStepper.BLOCKS if path == "slow"]
+    assert timed[-4:] == [64] * 4  # every round's block of the layout twin
+    assert np.allclose(by["layout"].step_s, 0.16) and np.allclose(by["a"].step_s, 0.004)
+    assert np.allclose(by["layout"].control_s, 0.004)  # against the base twin's own blocks
+
+
+def test_a_later_process_reuses_the_writers_k_not_a_layout_twins():
+    from dataclasses import replace
+
+    from bench.run import time_phase
+    from bench.run.plan import RACE
+
+    writer = member("a", 1024, 1.0, 1.0, 1.0, 0, 1)
+    layout = replace(writer, strategy="control", shape="vector", role="layout", k=2)
+    for order in ([writer, layout], [layout, writer]):
+        assert time_phase._ks(order)[("graph", RACE, RACE, 1024)] == writer.k == 8
