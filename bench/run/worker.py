@@ -289,6 +289,11 @@ def run_time(job: Job, checkpoint: Checkpoint, meter=None) -> dict:
         "--benchmark-sort=name",
         "--benchmark-columns=min,median,iqr,rounds,iterations",
     ]
+    args += ["-p", "no:xdist"]  # the timing suite runs in this one process, never spread out
+    for name in [n for n in os.environ if n.startswith("PYTEST_XDIST") or n == "PYTEST_ADDOPTS"]:
+        # a run started under pytest-xdist (the suite's own tests with -n 2) is not an xdist
+        # worker: pytest-benchmark would silently disable itself and run each race once
+        del os.environ[name]
     here = os.getcwd()
     os.chdir(ROOT)  # pytest-benchmark reads the git commit from the working folder
     try:

@@ -43,6 +43,9 @@ def test_end_to_end_files_names_and_groups(ms, tmp_path):
         "--expected-dir",
         str(tmp_path / "e"),
         "--record",
+        # as if started from a pytest-xdist worker, with xdist asked for: the timing suite still
+        # runs in its own process, with pytest-benchmark on (it disables itself under xdist)
+        env={**os.environ, "PYTEST_XDIST_WORKER": "gw1", "PYTEST_ADDOPTS": "-n 2"},
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     run = only_run(tmp_path)
