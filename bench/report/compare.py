@@ -27,7 +27,7 @@ from bench.core import cellstats, paths
 from bench.core.args import OneLineParser, UsageError
 from bench.core.schema import Status
 from bench.measured.modes import label
-from bench.report import fmt, load
+from bench.report import answer, fmt, load
 from bench.report.main import find_run
 
 ALPHA = 0.05
@@ -53,19 +53,11 @@ def provenance_diff(a: load.RunData, b: load.RunData) -> list[list[str]]:
     return [[k, str(fa[k]), str(fb[k])] for k in fa if fa[k] != fb[k]]
 
 
-def standings(run: load.RunData, mode: str) -> dict:
-    """{strategy: Standing} as the run's pages take them (``answer.standings``: the correct
-    strategies timed here, ranked head to head against the best candidate)."""
-    from bench.report import answer
-
-    return answer.standings(run, mode)
-
-
 def size_outcomes(run: load.RunData, mode: str) -> dict[tuple[str, int], str]:
     """{(strategy, size): its outcome against the best candidate at that size}
-    (``standings``)."""
+    (``answer.standings``, as the run's pages take them)."""
     out = {}
-    for s, standing in standings(run, mode).items():
+    for s, standing in answer.standings(run, mode).items():
         for n, comp in standing.comparisons.items():
             out[(s, n)] = comp.outcome
     return out
@@ -168,8 +160,6 @@ def _same(a: pd.Series, b: pd.Series) -> str:
 def answers(a: load.RunData, b: load.RunData) -> list[list[str]]:
     """[mode, A's answer, B's answer, same?, same strategy?] per mode timed in both: each run's
     own answer in its workload (``answer.workload_choice``), decided or not (``answer_row``)."""
-    from bench.report import answer
-
     return [
         answer_row(mode, answer.workload_choice(a, mode), answer.workload_choice(b, mode))
         for mode in a.analysis
