@@ -116,10 +116,15 @@ def calibrate(
 
 def shorter(k: int, subject: Stepper, block_seconds: float, min_steps: int = 1) -> int:
     """Steps per block for a subject whose step is slower than its twin's: the smallest power of
-    two up to ``k`` whose block still lasts ``block_seconds`` (``calibrate`` on the subject), and
-    at least ``min_steps`` (the mode's: PYNATIVE's blocks must drain the eager queue)."""
+    two up to ``k`` whose block still lasts ``block_seconds``, and at least ``min_steps`` (the
+    mode's: PYNATIVE's blocks must drain the eager queue)."""
+    one = subject.timed_block(1)  # one step's latency: at most its block share, so a guess
+    need = 2 ** int(np.ceil(np.log2(max(1.0, block_seconds / max(one, 1e-9)))))
     floor = 2 ** int(np.ceil(np.log2(max(1, min_steps))))
-    return int(min(k, max(floor, calibrate(subject, block_seconds)[0])))
+    short = max(need, floor)
+    while short < k and subject.timed_block(short) < block_seconds:  # checked, as calibrate does
+        short *= 2
+    return int(min(k, short))
 
 
 MAX_SUBJECT_BLOCK = Precision.max_block_seconds  # the default tier's (seconds): a subject far
