@@ -46,6 +46,7 @@ DECISION_TESTS = [
     "tests/unit/test_coverage_sim_races.py",
     "tests/unit/test_time_jobs.py",
     "tests/unit/test_alone.py",
+    "tests/unit/test_select.py",
 ]
 
 # (file, text, replacement, what it breaks)
@@ -362,6 +363,30 @@ DECISION_MUTATIONS = [
         "    if outcome.harness_error:\n        return Exit.HARNESS\n    if outcome.usage_error:\n"
         "        return Exit.USAGE\n",
         "exit code: a harness error before a usage error",
+    ),
+    (
+        "bench/run/select.py",
+        "TIE = 0.10 ",
+        "TIE = 0.0 ",
+        "screen: a read cheaper in every round by less than the tie replaces the simplest",
+    ),
+    (
+        "bench/run/select.py",
+        "pvalue <= ALPHA",
+        "pvalue <= 2 * ALPHA",
+        "screen: rounds that overlap in two pairs count as cheaper",
+    ),
+    (
+        "bench/run/select.py",
+        'alternative="less"',
+        'alternative="two-sided"',
+        "screen: a two-sided test (half the power to find the cheaper read)",
+    ),
+    (
+        "bench/run/select.py",
+        "    kept = [c for c in rounds if not any(",
+        "    kept = [c for c in rounds if any(",
+        "screen: the reads shown costlier kept, the others dropped",
     ),
 ]
 
