@@ -167,18 +167,29 @@ def answers(a: load.RunData, b: load.RunData) -> list[list[str]]:
     ]
 
 
+BOTH_UNDETERMINED = "undetermined both times"
+
+
 def answer_row(mode: str, ca, cb) -> list[str]:
-    """One mode's row of ``answers`` from the two runs' ``answer.Choice``: "same" when the
-    strategy and whether it is decided agree (or both have none), "same strategy" when the
-    strategy does (one run may have decided it, the other not yet)."""
+    """One mode's row of ``answers`` from the two runs' ``answer.Choice``: "same" is "yes" when
+    the strategy and whether it is decided agree (or both have none), "undetermined both times"
+    when neither run could decide its answer, each naming another of the near-equal candidates
+    (the costs issue's "the same answer per mode, or the same undetermined"), and "no"
+    otherwise; "same strategy" says whether the names agree (one run may have decided it, the
+    other not yet)."""
 
     def said(c) -> str:
         if c.strategy is None:
             return "none"
         return f"`{c.strategy}`" + ("" if c.decided else " (undetermined)")
 
-    same = said(ca) == said(cb)
-    return [label(mode), said(ca), said(cb), "yes" if same else "**no**",
+    if said(ca) == said(cb):
+        same = "yes"
+    elif ca.strategy and cb.strategy and not ca.decided and not cb.decided:
+        same = BOTH_UNDETERMINED
+    else:
+        same = "**no**"
+    return [label(mode), said(ca), said(cb), same,
             "yes" if ca.strategy == cb.strategy else "**no**"]  # fmt: skip
 
 
@@ -210,6 +221,12 @@ def render(a, b, table, changes, only_changed: bool) -> str:
     if same:
         out += ["## The answer in each run", "",
                 *fmt.table(["mode", "A", "B", "same", "same strategy"], same)]  # fmt: skip
+        if any(r[3] == BOTH_UNDETERMINED for r in same):
+            out += [f'"{BOTH_UNDETERMINED}": neither run can tell its answer from the best '
+                    "candidate, and each names the simplest candidate its data do not show "
+                    "slower; the names differ where a simpler candidate is shown slower in one "
+                    "run only (a comparison near the margin), or is a candidate in one run "
+                    "only.", ""]  # fmt: skip
     if len(changes):
         body = [[f"`{r.strategy}`", f"`{r.shape}`", label(r.mode), r.outcome_a, r.outcome_b]
                 for r in changes.itertuples()]  # fmt: skip

@@ -83,7 +83,9 @@ def test_the_same_strategy_decided_in_one_run_only_is_not_the_same_answer():
     assert compare.answer_row("graph", decided, open_)[1:] == [
         "`rebind`", "`rebind` (undetermined)", "**no**", "yes"
     ]  # fmt: skip
-    assert compare.answer_row("graph", open_, other)[3:] == ["**no**", "**no**"]
+    assert compare.answer_row("graph", open_, other)[3:] == [compare.BOTH_UNDETERMINED, "**no**"]
+    assert compare.answer_row("graph", decided, other)[3:] == ["**no**", "**no**"]
+    assert compare.answer_row("graph", open_, nothing)[3:] == ["**no**", "**no**"]
     assert compare.answer_row("graph", open_, open_)[3:] == ["yes", "yes"]
     assert compare.answer_row("graph", nothing, nothing)[1:] == ["none", "none", "yes", "yes"]
 
