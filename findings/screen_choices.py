@@ -19,7 +19,7 @@ from bench.core import verdicts as final_verdicts
 from bench.core.records import read_verdicts
 from bench.core.rundir import RunDir
 from bench.measured import workloads
-from bench.run import prepare_phase, select
+from bench.run import prepare_phase
 
 
 def differences(run: Path) -> tuple[int, list[tuple[str, str, str, str]]]:
@@ -29,27 +29,20 @@ def differences(run: Path) -> tuple[int, list[tuple[str, str, str, str]]]:
     problems: list[str] = []
     gated = final_verdicts.final(read_verdicts(RunDir(run), problems), [])
     timed = json.loads((run / "prepare" / "selection.json").read_text())["chosen"]
+    now: dict[str, dict[str, tuple[str, str]]] = {}  # mode -> prepare_phase.choices
     count, out = 0, []
     for row in timed:
         mode, strategy = row["mode"], row["strategy"]
-        prepared = json.loads((run / "prepare" / f"{mode}.json").read_text())
-        screen = {
-            r["shape"]: r["ratios"]
-            for r in prepared.get("screen", [])
-            if r["strategy"] == strategy and r.get("ratios")
-        }
-        shapes = prepare_phase.working(ctx, gated, mode).get(strategy)
-        if not shapes:
+        if mode not in now:
+            screened = run / "prepare" / f"{mode}.json"  # none: nothing screened in the mode
+            prepared = json.loads(screened.read_text()) if screened.is_file() else {}
+            now[mode] = prepare_phase.choices(ctx, gated, mode, prepared)
+        if strategy not in now[mode]:
             continue
-        now, _ = select.choose(
-            shapes,
-            screen,
-            lambda v: prepare_phase._simplicity(ctx, v),
-            lambda v: prepare_phase._cost_class(ctx, v),
-        )
         count += 1
-        if now != row["shape"]:
-            out.append((mode, strategy, row["shape"], now))
+        shape = now[mode][strategy][0]
+        if shape != row["shape"]:
+            out.append((mode, strategy, row["shape"], shape))
     return count, out
 
 

@@ -61,6 +61,26 @@ def candidates(ctx: RunContext, verdicts, mode: str) -> set[str]:
     return candidates_of(verdicts, ctx.manifest().strategies, ctx.workload.in_scope, mode)
 
 
+def choices(ctx: RunContext, verdicts, mode: str, prepared: dict) -> dict[str, tuple[str, str]]:
+    """{strategy: (the shape to time, why)} of every working strategy in ``mode``, chosen
+    (``select.choose``) from the mode's screen in ``prepared`` (what ``prepare/<mode>.json``
+    holds; a shape the harness failed to screen has no ratios and is left out). The harness
+    (``cells``) and ``findings/screen_choices.py`` both decide with this one function."""
+    screen: dict[str, dict[str, list]] = {}
+    for row in prepared.get("screen", []):
+        if row.get("ratios"):  # a shape the harness failed to screen has none ("error")
+            screen.setdefault(row["strategy"], {})[row["shape"]] = row["ratios"]
+    return {
+        strategy: select.choose(
+            shapes_ok,
+            screen.get(strategy, {}),
+            lambda v: _simplicity(ctx, v),
+            lambda v: _cost_class(ctx, v),
+        )
+        for strategy, shapes_ok in sorted(working(ctx, verdicts, mode).items())
+    }
+
+
 def representatives(ctx: RunContext, verdicts, mode: str) -> dict[str, dict]:
     """{strategy: {cost class: verdict of its simplest working shape}} in ``mode``."""
     return {
@@ -160,18 +180,8 @@ def cells(ctx: RunContext, verdicts, prepared: dict) -> dict[str, list[Item]]:
     out, chosen = {}, []
     for mode in plan.modes:
         twins_ok = select.twins_working(verdicts, mode)
-        screen: dict[str, dict[str, list]] = {}
-        for row in prepared.get(mode, {}).get("screen", []):
-            if row["ratios"]:  # a shape the harness failed to screen has none ("error")
-                screen.setdefault(row["strategy"], {})[row["shape"]] = row["ratios"]
         members = []
-        for strategy, shapes_ok in sorted(working(ctx, verdicts, mode).items()):
-            shape, why = select.choose(
-                shapes_ok,
-                screen.get(strategy, {}),
-                lambda v: _simplicity(ctx, v),
-                lambda v: _cost_class(ctx, v),
-            )
+        for strategy, (shape, why) in choices(ctx, verdicts, mode, prepared.get(mode, {})).items():
             variant = ctx.variants[f"{strategy}/{shape}"]
             twin = ctx.twins.get(variant.control)
             timed = twin is not None and variant.control.split("/", 1)[1] in twins_ok
