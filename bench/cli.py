@@ -131,8 +131,8 @@ def parser() -> OneLineParser:
         "--fresh-gate",
         action="store_true",
         help="gate every variant again (default: reuse the verdicts of identical code on the "
-        "same MindSpore from earlier runs and the committed reference, which was made with "
-        "--fresh-gate)",
+        "same MindSpore from earlier runs and the committed reference; a reused verdict names "
+        "the run that gated it)",
     )
     p.add_argument(
         "--expected-dir",

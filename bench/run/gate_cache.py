@@ -4,9 +4,9 @@ A verdict depends on the variant's code, the mode, what the code means, the Mind
 the gate itself (the oracle and the workload's reference, whose source is hashed in). Runs in the
 same results folder and the committed reference run of the workload are searched for a verdict
 with the same key in every replica a mode needs; a found one is copied, marked ``reused`` with
-the run it came from (the report counts them). ``--fresh-gate`` gates everything: the committed
-reference runs are made with it, so what a user's run reuses was gated by a real run of the same
-code on the same release.
+the run that gated it (a verdict reused again keeps that origin; the report counts them).
+``--fresh-gate`` gates everything. Whatever a run reuses, from a reference or from a run beside
+it, was gated by a real run of the same code, gate and release, and the page names that run.
 """
 
 from __future__ import annotations
