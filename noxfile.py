@@ -18,6 +18,10 @@ PYPROJECT = nox.project.load_toml("pyproject.toml")
 RELEASES = ("2.7.2", "2.8.0", "2.9.0", "2.10.0")  # the CPU wheels PyPI has for Python 3.11
 # these sessions install MindSpore: its tier of tests fails, never skips, if it cannot import
 REQUIRE_MS = {"BENCH_REQUIRE_MINDSPORE": "1"}
+# uv installs no bytecode (pip does): every process of a run would compile MindSpore's, pandas'
+# and pytest's sources again where bytecode is not written (PYTHONDONTWRITEBYTECODE, as in
+# Python's container images; measured here: importing them 10.1 s a process without, 3.3 s with)
+COMPILE_BYTECODE = {"UV_COMPILE_BYTECODE": "1"}
 
 
 def _install(session: nox.Session, *groups: str, mindspore: str | None = None) -> None:
@@ -25,7 +29,7 @@ def _install(session: nox.Session, *groups: str, mindspore: str | None = None) -
     deps = [d for group in groups for d in nox.project.dependency_groups(PYPROJECT, group)]
     if mindspore:
         deps = [f"mindspore=={mindspore}", *(d for d in deps if not d.startswith("mindspore"))]
-    session.install("-c", "constraints.txt", *dict.fromkeys(deps))  # the report's libraries
+    session.install("-c", "constraints.txt", *dict.fromkeys(deps), env=COMPILE_BYTECODE)
     session.install("--no-deps", "-e", ".")
 
 
