@@ -365,8 +365,9 @@ def cost_phrase(run: RunData, mode: str, strategy: str, ends: bool = False) -> s
     """What the update adds at each size, as a user reads it (``cell_cost``): ``+7.0 µs [+4.1,
     +9.8] a step (+4 %) at N=1; no detectable cost (95 % bound +3.00 µs) at N=64``; each size its
     own bound (a run of sizes under one bound would show the largest size's bound at the
-    smallest); ``ends``: the smallest and the largest size only. Why a step can be faster than
-    without its write is said once, after the first size where it is."""
+    smallest), except an invalid twin, said once when it is every size's; ``ends``: the smallest
+    and the largest size only. Why a step can be faster than without its write is said once,
+    after the first size where it is."""
     m = run.analysis.get(mode)
     cells = m.candidates.get(strategy) if m else None
     if not cells:
@@ -374,6 +375,9 @@ def cost_phrase(run: RunData, mode: str, strategy: str, ends: bool = False) -> s
     sizes = sorted(cells)
     if ends and len(sizes) > 2:
         sizes = [sizes[0], sizes[-1]]
+    if all(cells[n].twin_invalid for n in sizes):  # one twin per strategy and mode: say it once
+        where = "any size" if len(sizes) > 1 else f"{run.symbol}={sizes[0]}"
+        return f"{TWIN_INVALID} at {where}"
     out = [f"{cell_cost(cells[n], mode, why=False)} at {run.symbol}={n}" for n in sizes]
     for i, text in enumerate(out):
         if FASTER_THAN_WITHOUT in text:

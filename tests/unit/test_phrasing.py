@@ -141,6 +141,26 @@ def _run(cells: dict[int, object], mode="graph"):
             "not measured (its twin is invalid in this mode) at N=1",
             id="invalid-twin",
         ),
+        pytest.param(
+            {
+                1: _cell(7 * US, 4 * US, 10 * US, twin_invalid="flat"),
+                64: _cell(1 * US, -2 * US, 3 * US, twin_invalid="flat"),
+                256: _cell(1 * US, -1 * US, 5 * US, twin_invalid="flat"),
+            },
+            True,
+            "not measured (its twin is invalid in this mode) at any size",
+            id="invalid-twin-said-once",
+        ),
+        pytest.param(
+            {
+                1: _cell(7 * US, 4 * US, 10 * US, twin_invalid="flat"),
+                64: _cell(1 * US, -2 * US, 3 * US),
+            },
+            False,
+            "not measured (its twin is invalid in this mode) at N=1; "
+            "no detectable cost (95 % bound +3.00 µs) at N=64",
+            id="invalid-twin-at-one-size-only",
+        ),
     ],
 )
 def test_cost_phrase_per_size(cells, ends, words):
