@@ -375,9 +375,8 @@ def cost_phrase(run: RunData, mode: str, strategy: str, ends: bool = False) -> s
     sizes = sorted(cells)
     if ends and len(sizes) > 2:
         sizes = [sizes[0], sizes[-1]]
-    if all(cells[n].twin_invalid for n in sizes):  # one twin per strategy and mode: say it once
-        where = "any size" if len(sizes) > 1 else f"{run.symbol}={sizes[0]}"
-        return f"{TWIN_INVALID} at {where}"
+    if len(sizes) > 1 and all(cells[n].twin_invalid for n in sizes):  # one twin: say it once
+        return f"{TWIN_INVALID} at any size"
     out = [f"{cell_cost(cells[n], mode, why=False)} at {run.symbol}={n}" for n in sizes]
     for i, text in enumerate(out):
         if FASTER_THAN_WITHOUT in text:
