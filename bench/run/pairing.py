@@ -114,13 +114,20 @@ def calibrate(
     return k, elapsed
 
 
-def shorter(k: int, subject: Stepper, block_seconds: float, min_steps: int = 1) -> int:
+def shorter(
+    k: int, subject: Stepper, block_seconds: float, min_steps: int = 1, max_block: float = np.inf
+) -> int:
     """Steps per block for a subject whose step is slower than its twin's: the smallest power of
     two up to ``k`` whose block still lasts ``block_seconds``, and at least ``min_steps`` (the
-    mode's: PYNATIVE's blocks must drain the eager queue)."""
+    mode's: PYNATIVE's blocks must drain the eager queue) unless that block would exceed
+    ``max_block`` (as ``calibrate``): then the most steps whose block stays within it. The floor
+    is there so a block outlasts the queue's drains (~4 ms slices); a block of 8 steps of 160 ms
+    already does, and 64 of them made blocks of 10 s (a third of the clip's PYNATIVE timing)."""
     one = subject.timed_block(1)  # one step's latency: at most its block share, so a guess
     need = 2 ** int(np.ceil(np.log2(max(1.0, block_seconds / max(one, 1e-9)))))
     floor = 2 ** int(np.ceil(np.log2(max(1, min_steps))))
+    if one * floor > max_block:
+        floor = 2 ** int(np.log2(max(1.0, max_block / max(one, 1e-9))))
     short = max(need, floor)
     while short < k and subject.timed_block(short) < block_seconds:  # checked, as calibrate does
         short *= 2

@@ -102,7 +102,9 @@ def run(context, cell, x, order_index: int, rounds_by=_loop) -> tuple[list[Timin
     steps = {name: k for name in everyone}  # per block: the same for every member that writes
     for name in sorted(layouts):  # a layout twin writes nothing (its state is synced): a slow
         at(name)  # one runs shorter blocks, still of block_seconds (pairing.shorter)
-        steps[name] = pairing.shorter(k, everyone[name], precision.block_seconds, mode.min_steps)
+        steps[name] = pairing.shorter(
+            k, everyone[name], precision.block_seconds, mode.min_steps, precision.max_block_seconds
+        )
 
     def ready(name: str) -> pairing.Stepper:
         at(name)

@@ -211,14 +211,17 @@ def _screen_key(item) -> dict:
 def _screen(context, item, control, k: int, x) -> dict:
     """One shape screened against the base twin: a few ABBA rounds of per-step ratios. The
     subject's blocks are shorter than the twin's when one of its steps is slow (``subject_k``:
-    still at least ``block_seconds`` and the mode's ``min_steps``), so a host-side update does not
-    spend seconds a block on a choice between its own shapes."""
+    still at least ``block_seconds``, and the mode's ``min_steps`` unless such a block would last
+    more than ``max_block_seconds``), so a host-side update does not spend seconds a block on a
+    choice between its own shapes."""
     precision = context.job.precision
     subject = pairing.Stepper(
         context.workload, context.variant(item.path), context.mode, x, item.batch_size
     )
     subject.warm_up(precision.warmup_seconds)
-    subject_k = pairing.shorter(k, subject, precision.block_seconds, context.mode.min_steps)
+    subject_k = pairing.shorter(
+        k, subject, precision.block_seconds, context.mode.min_steps, precision.max_block_seconds
+    )
     round_s = subject.timed_block(subject_k) + control.timed_block(k)
     rounds = pairing.rounds_for(precision.screen_seconds, round_s, 4, 12)
     pair = pairing.Pair(subject, control, k, pairing.abba(rounds), subject_k=subject_k)

@@ -113,6 +113,30 @@ def test_a_slow_subject_is_screened_in_shorter_blocks_that_still_last_block_seco
     assert got == k or subject.timed_block(got) >= 0.01
 
 
+@pytest.mark.parametrize(
+    "k, subject, min_steps, max_block, want",
+    [
+        (256, Steps(0.004), 64, 2.0, 64),  # 64 steps last 0.26 s: the floor holds
+        (256, Steps(0.160), 64, 2.0, 8),  # 64 would last 10 s: 8 steps (1.3 s), not 16 (2.6 s)
+        (256, Steps(0.043), 64, 2.0, 32),  # 64 would last 2.8 s: 32 (1.4 s)
+        (256, Steps(3.0), 64, 2.0, 1),  # one step already outlasts it: one step
+        (256, Steps(0.160), 64, 0.25, 1),  # the quick tier's 0.25 s: one step of 160 ms
+        (4, Steps(0.160), 64, 2.0, 4),  # never more than the race's k
+        (256, Steps(0.0001), 64, 2.0, 128),  # block_seconds still rules a fast step (12.8 ms)
+        (256, Latent(0.020, 0.5), 64, 2.0, 2),  # a slow first step: the guess, then still bounded
+    ],
+)
+def test_the_modes_floor_of_steps_yields_to_the_longest_block(
+    k, subject, min_steps, max_block, want
+):
+    """PYNATIVE's 64 steps a block are there to outlast its queue's drains, not to make a slow
+    layout twin's blocks last 10 s: past ``max_block`` (as ``calibrate``) the floor is the most
+    steps whose block stays within it, still at least ``block_seconds``."""
+    got = pairing.shorter(k, subject, 0.01, min_steps, max_block)
+    assert got == want
+    assert got == k or subject.timed_block(got) >= 0.01
+
+
 def test_the_default_tier_blocks_as_cap_does_by_default():
     assert TIERS["default"].max_block_seconds == pairing.MAX_SUBJECT_BLOCK
     assert TIERS["quick"].max_block_seconds < TIERS["default"].max_block_seconds
