@@ -87,6 +87,12 @@ def gc_off():
             gc.enable()
 
 
+def most_steps(seconds: float, per_step: float) -> int:
+    """The largest power of two of steps of ``per_step`` seconds that last at most ``seconds``
+    (at least one step): the steps of a block that must stay within a limit."""
+    return 2 ** int(np.log2(max(1.0, seconds / max(per_step, 1e-9))))
+
+
 def calibrate(
     stepper: Stepper,
     block_seconds: float,
@@ -108,7 +114,7 @@ def calibrate(
         k *= 2 if elapsed * 4 > block_seconds else 4
     if k < min_steps:
         per_step = elapsed / k
-        cap = 2 ** int(np.log2(max(1.0, max_block / max(per_step, 1e-9))))
+        cap = most_steps(max_block, per_step)
         k = max(k, min(min_steps, cap))
         elapsed = stepper.timed_block(k)
     return k, elapsed
@@ -127,7 +133,7 @@ def shorter(
     need = 2 ** int(np.ceil(np.log2(max(1.0, block_seconds / max(one, 1e-9)))))
     floor = 2 ** int(np.ceil(np.log2(max(1, min_steps))))
     if one * floor > max_block:
-        floor = 2 ** int(np.log2(max(1.0, max_block / max(one, 1e-9))))
+        floor = most_steps(max_block, one)
     short = max(need, floor)
     while short < k and subject.timed_block(short) < block_seconds:  # checked, as calibrate does
         short *= 2
@@ -146,7 +152,7 @@ def cap(k: int, subject: Stepper, control: Stepper, most: float = MAX_SUBJECT_BL
     one, twin = subject.timed_block(1), control.timed_block(1)
     if one * k <= max(most, 20 * twin * k):
         return k
-    return max(1, 2 ** int(np.log2(max(1.0, most / max(one, 1e-9)))))
+    return most_steps(most, one)
 
 
 def rounds_for(seconds: float, round_s: float, low: int, high: int) -> int:
