@@ -14,6 +14,10 @@ the margin differs) and prints, per mode and margin,
   ``compare.size_outcomes``);
 - contradict: the share decided in both runs, differently (``compare.contradicts``): the runs
   disagree, not merely one of them undecided;
+- width A, width B: the median width of the comparisons' intervals, in margins (high − low over
+  the margin at the candidate's step). Near 1 or below, a comparison whose true difference sits
+  near the margin is decided in one run and not in the other; much above 1, most comparisons
+  stay undetermined in both, and agree for that reason;
 - each run's answer in this workload (``answer.workload_choice``, as ``nox -s compare`` prints it).
 
 It times nothing. The margins are what-ifs for choosing the margin, not what the pages use
@@ -25,9 +29,11 @@ It times nothing. The margins are what-ifs for choosing the margin, not what the
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from bench.core.cellstats import UNDETERMINED, Margin
@@ -46,8 +52,19 @@ def outcomes_at(run_dir: Path, rel: float):
     return load.load(run_dir, Margin(rel, floor))
 
 
+def width(run, mode: str, keys) -> float:
+    """The median width, in margins, of the intervals of the comparisons ``keys`` ((strategy,
+    size), as ``compare.size_outcomes`` keys them); NaN where none has a finite interval."""
+    widths = []
+    for s, standing in answer.standings(run, mode).items():
+        for n, c in standing.comparisons.items():
+            if (s, n) in keys and math.isfinite(c.high_s - c.low_s) and c.margin_s > 0:
+                widths.append((c.high_s - c.low_s) / c.margin_s)
+    return float(np.median(widths)) if widths else math.nan
+
+
 def agreement(a, b, mode: str) -> dict:
-    """One mode's row: decided in A and B, same, contradict, each run's answer."""
+    """One mode's row: decided in A and B, same, contradict, interval widths, each run's answer."""
     oa, ob = compare.size_outcomes(a, mode), compare.size_outcomes(b, mode)
     keys = sorted(set(oa) & set(ob))
     sa = pd.Series([oa[k] for k in keys], dtype=object)
@@ -62,9 +79,15 @@ def agreement(a, b, mode: str) -> dict:
         "decided B": f"{(sb != UNDETERMINED).mean():.0%}" if keys else "–",
         "same": f"{(sa == sb).mean():.0%}" if keys else "–",
         "contradict": f"{compare.contradicts(sa, sb).mean():.0%}" if keys else "–",
+        "width A": _width(width(a, mode, set(keys))),
+        "width B": _width(width(b, mode, set(keys))),
         "answer A": said[1],
         "answer B": said[2],
     }
+
+
+def _width(w: float) -> str:
+    return f"{w:.2f}" if math.isfinite(w) else "–"
 
 
 def main(argv=None) -> int:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import importlib.util
+import math
+
+import numpy as np
+import pytest
 
 from bench.core.cellstats import EQUIVALENT, SLOWER, Margin
 from bench.core.paths import ROOT
-from bench.report import compare, load
+from bench.report import answer, compare, load
 from tests.conftest import RUN
 
 spec = importlib.util.spec_from_file_location(
@@ -25,6 +29,34 @@ def test_a_run_against_itself_agrees_at_every_margin():
                 assert row["same"] == "100%" and row["contradict"] == "0%"
                 assert row["decided A"] == row["decided B"]
                 assert row["answer A"] == row["answer B"]
+                assert row["width A"] == row["width B"] != "–"
+
+
+def test_width_is_the_median_interval_over_the_margin_and_shrinks_as_the_margin_grows():
+    narrow = margin_stability.outcomes_at(RUN, 0.02)
+    wide = margin_stability.outcomes_at(RUN, 0.5)
+    seen = 0
+    for mode in narrow.analysis:
+        keys = set(compare.size_outcomes(narrow, mode))
+        if not keys:
+            continue
+        seen += 1
+        by_hand = sorted(
+            (c.high_s - c.low_s) / c.margin_s
+            for st in answer.standings(narrow, mode).values()
+            for c in st.comparisons.values()
+            if math.isfinite(c.high_s - c.low_s)
+        )
+        assert by_hand, mode
+        assert margin_stability.width(narrow, mode, keys) == pytest.approx(
+            float(np.median(by_hand))
+        )
+        # the same intervals over a margin at least as large: no comparison's width grows
+        assert margin_stability.width(wide, mode, keys) <= margin_stability.width(
+            narrow, mode, keys
+        )
+        assert math.isnan(margin_stability.width(narrow, mode, set()))
+    assert seen
 
 
 def test_a_wider_margin_keeps_every_equivalence_and_no_new_slower():
