@@ -55,11 +55,8 @@ def outcomes_at(run_dir: Path, rel: float):
 def width(run, mode: str, keys) -> float:
     """The median width, in margins, of the intervals of the comparisons ``keys`` ((strategy,
     size), as ``compare.size_outcomes`` keys them); NaN where none has a finite interval."""
-    widths = []
-    for s, standing in answer.standings(run, mode).items():
-        for n, c in standing.comparisons.items():
-            if (s, n) in keys and math.isfinite(c.high_s - c.low_s) and c.margin_s > 0:
-                widths.append((c.high_s - c.low_s) / c.margin_s)
+    widths = [w for k, w in compare.size_widths(run, mode).items() if k in keys]
+    widths = [w for w in widths if math.isfinite(w)]
     return float(np.median(widths)) if widths else math.nan
 
 

@@ -63,6 +63,20 @@ def size_outcomes(run: load.RunData, mode: str) -> dict[tuple[str, int], str]:
     return out
 
 
+def size_widths(run: load.RunData, mode: str) -> dict[tuple[str, int], float]:
+    """{(strategy, size): the width of its comparison's interval over the margin it is decided
+    against} (the same standings as ``size_outcomes``; NaN where the interval is not finite).
+    About 1 or less, a comparison whose true difference sits near the margin is decided in one
+    run and left open in the next; far above 1, it stays open in both."""
+    out = {}
+    for s, standing in answer.standings(run, mode).items():
+        for n, comp in standing.comparisons.items():
+            width = comp.high_s - comp.low_s
+            ok = math.isfinite(width) and comp.margin_s > 0
+            out[(s, n)] = width / comp.margin_s if ok else math.nan
+    return out
+
+
 def compare(a: load.RunData, b: load.RunData) -> pd.DataFrame:
     """One row per cell timed and working in both runs: B/A of the overhead, its interval, p, q,
     and each run's outcome for it at its size (update cells; "" for twins, A/A, layout)."""
@@ -72,6 +86,7 @@ def compare(a: load.RunData, b: load.RunData) -> pd.DataFrame:
         if mb is None:
             continue
         oa, ob = size_outcomes(a, mode), size_outcomes(b, mode)
+        wa, wb = size_widths(a, mode), size_widths(b, mode)
         for cid, ca in ma.cells.items():
             cb = mb.cells.get(cid)
             if cb is None or ca.status != Status.WORKS.value or cb.status != Status.WORKS.value:
@@ -99,6 +114,8 @@ def compare(a: load.RunData, b: load.RunData) -> pd.DataFrame:
                     "p": p,
                     "outcome_a": oa.get(key, "") if ca.role == "update" else "",
                     "outcome_b": ob.get(key, "") if cb.role == "update" else "",
+                    "width_a": wa.get(key, math.nan) if ca.role == "update" else math.nan,
+                    "width_b": wb.get(key, math.nan) if cb.role == "update" else math.nan,
                     "margin": ma.margin.rel,
                 }
             )
@@ -122,8 +139,10 @@ def _verdict(ratio: float, q: float) -> str:
 
 
 def agreement(table: pd.DataFrame) -> list[str]:
-    """Per mode, how closely B's overheads repeat A's (within the margin) and how often the two
-    runs give a comparison (a candidate against the best at one size) the same outcome."""
+    """Per mode, how closely B's overheads repeat A's (within the margin), how wide the
+    comparisons' intervals are against the margin in each run (the median of ``size_widths``),
+    and how often the two runs give a comparison (a candidate against the best at one size) the
+    same outcome."""
     rows = []
     for mode, g in [*table.groupby("mode"), ("all", table)]:
         for name, part in (("all", g), ("≥ 64", g[g["size"] >= 64])):
@@ -133,12 +152,19 @@ def agreement(table: pd.DataFrame) -> list[str]:
             within = (err <= part.margin).mean()
             decided = part[(part.outcome_a != "") & (part.outcome_b != "")]
             a, b = decided.outcome_a, decided.outcome_b
+            widths = f"{_median(decided.width_a)}, {_median(decided.width_b)}"
             rows.append([label(mode) if mode != "all" else "all modes", name, len(part),
-                         f"{err.median():.1%}", f"{within:.0%}", _same(a, b),
+                         f"{err.median():.1%}", f"{within:.0%}", widths, _same(a, b),
                          _contradict(a, b)])  # fmt: skip
-    head = ["mode", "sizes", "cells", "median |B/A − 1|", "within the margin", "same outcome",
+    head = ["mode", "sizes", "cells", "median |B/A − 1|", "within the margin",
+            "interval / margin, A, B", "same outcome",
             "decided both times, differently"]  # fmt: skip
     return fmt.table(head, rows)
+
+
+def _median(widths: pd.Series) -> str:
+    finite = widths[np.isfinite(widths)]
+    return f"{finite.median():.2f}" if len(finite) else "–"
 
 
 def contradicts(a: pd.Series, b: pd.Series) -> pd.Series:
@@ -217,6 +243,11 @@ def render(a, b, table, changes, only_changed: bool) -> str:
     out += fmt.table(head, rows) if rows else ["No cell to show.", ""]
     if len(table):
         out += ["## Agreement", "", *agreement(table)]
+        out += ["Interval / margin: the median width of the comparisons' intervals over the "
+                "margin, in each run. An outcome moves between runs most where this is about 1: "
+                "a comparison near the margin is decided in one run and left open in the other "
+                "(`findings/README.md`, \"How often two runs give a comparison the same "
+                "outcome\"); far above 1, most comparisons stay open in both.", ""]  # fmt: skip
     same = answers(a, b)
     if same:
         out += ["## The answer in each run", "",

@@ -63,6 +63,10 @@ def test_outcomes_are_per_comparison_and_twins_have_none(runs):
     updates = table[table.role == "update"]
     assert (updates.outcome_a != "").any()
     assert (updates.outcome_a == updates.outcome_b).all()  # a run against itself
+    assert twins.width_a.isna().all() and twins.width_b.isna().all()
+    widths = updates.width_a.dropna()
+    assert len(widths) and (widths > 0).all()
+    assert updates.width_a.equals(updates.width_b)
     text = "\n".join(compare.agreement(table))
     assert "100% of" in text and "0.0%" in text
 
@@ -101,10 +105,13 @@ def test_agreement_counts_the_same_outcome_and_the_contradictions():
             "margin": [0.02] * 4,
             "outcome_a": ["equivalent", "equivalent", "slower", "undetermined"],
             "outcome_b": ["equivalent", "slower", "undetermined", "undetermined"],
+            "width_a": [0.5, 1.0, 2.0, float("nan")],
+            "width_b": [1.0, 1.0, 3.0, 4.0],
         }
     )
     row = next(r for r in compare.agreement(table) if r.startswith("| GRAPH_MODE | all"))
     cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[-3] == "1.00, 2.00"  # medians of the finite widths: [0.5, 1, 2] and [1, 1, 3, 4]
     assert cells[-2] == "50% of 4"  # the first and the last
     assert cells[-1] == "25% of 4"  # only equivalent → slower: decided both times, differently
 
