@@ -29,11 +29,9 @@ It times nothing. The margins are what-ifs for choosing the margin, not what the
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from bench.core.cellstats import UNDETERMINED, Margin
@@ -55,9 +53,7 @@ def outcomes_at(run_dir: Path, rel: float):
 def width(run, mode: str, keys) -> float:
     """The median width, in margins, of the intervals of the comparisons ``keys`` ((strategy,
     size), as ``compare.size_outcomes`` keys them); NaN where none has a finite interval."""
-    widths = [w for k, w in compare.size_widths(run, mode).items() if k in keys]
-    widths = [w for w in widths if math.isfinite(w)]
-    return float(np.median(widths)) if widths else math.nan
+    return compare.median_width(w for k, w in compare.size_widths(run, mode).items() if k in keys)
 
 
 def agreement(a, b, mode: str) -> dict:
@@ -76,15 +72,11 @@ def agreement(a, b, mode: str) -> dict:
         "decided B": f"{(sb != UNDETERMINED).mean():.0%}" if keys else "–",
         "same": f"{(sa == sb).mean():.0%}" if keys else "–",
         "contradict": f"{compare.contradicts(sa, sb).mean():.0%}" if keys else "–",
-        "width A": _width(width(a, mode, set(keys))),
-        "width B": _width(width(b, mode, set(keys))),
+        "width A": compare.width_text(width(a, mode, set(keys))),
+        "width B": compare.width_text(width(b, mode, set(keys))),
         "answer A": said[1],
         "answer B": said[2],
     }
-
-
-def _width(w: float) -> str:
-    return f"{w:.2f}" if math.isfinite(w) else "–"
 
 
 def main(argv=None) -> int:

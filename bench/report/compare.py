@@ -152,7 +152,9 @@ def agreement(table: pd.DataFrame) -> list[str]:
             within = (err <= part.margin).mean()
             decided = part[(part.outcome_a != "") & (part.outcome_b != "")]
             a, b = decided.outcome_a, decided.outcome_b
-            widths = f"{_median(decided.width_a)}, {_median(decided.width_b)}"
+            widths = ", ".join(
+                width_text(median_width(w)) for w in (decided.width_a, decided.width_b)
+            )
             rows.append([label(mode) if mode != "all" else "all modes", name, len(part),
                          f"{err.median():.1%}", f"{within:.0%}", widths, _same(a, b),
                          _contradict(a, b)])  # fmt: skip
@@ -162,9 +164,14 @@ def agreement(table: pd.DataFrame) -> list[str]:
     return fmt.table(head, rows)
 
 
-def _median(widths: pd.Series) -> str:
-    finite = widths[np.isfinite(widths)]
-    return f"{finite.median():.2f}" if len(finite) else "–"
+def median_width(widths) -> float:
+    """The median of the finite widths (``size_widths``' values); NaN where none is finite."""
+    finite = [w for w in widths if math.isfinite(w)]
+    return float(np.median(finite)) if finite else math.nan
+
+
+def width_text(width: float) -> str:
+    return f"{width:.2f}" if math.isfinite(width) else "–"
 
 
 def contradicts(a: pd.Series, b: pd.Series) -> pd.Series:
