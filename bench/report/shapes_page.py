@@ -199,6 +199,9 @@ def shapes_page(run: RunData, links: dict) -> str:
         "## Every shape",
         "",
     ]
+    first: dict = {}  # (strategy, shape, mode): its first row (one pass, not a filter per cell)
+    for row in v.itertuples():
+        first.setdefault((row.strategy, row.shape, row.mode), row)
     for strategy in sorted(
         s for s in set(v.strategy) if s != "control" and s not in not_applicable(v)
     ):
@@ -207,8 +210,8 @@ def shapes_page(run: RunData, links: dict) -> str:
         for shape in dict.fromkeys(rows["shape"]):
             cells = []
             for mode in run.modes:
-                hit = rows[(rows["shape"] == shape) & (rows["mode"] == mode)]
-                text = phrase(next(hit.itertuples())) if len(hit) else "–"
+                hit = first.get((strategy, shape, mode))
+                text = phrase(hit) if hit is not None else "–"
                 link = links.get((strategy, shape, mode))
                 cells.append(f"[{text}]({link})" if link else text)
             table.append([f"`{shape}`", *cells])
