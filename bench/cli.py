@@ -59,7 +59,9 @@ def parser() -> OneLineParser:
         action="store_true",
         help=f"{TIERS['quick'].gate_replicas} gate process, {TIERS['quick'].processes} timing "
         f"process per race, {TIERS['quick'].rounds} rounds, no later stage, the smallest and "
-        "the largest size unless --batch-sizes names others: a fast rough pass",
+        "the largest size unless --batch-sizes names others, no screen (each strategy in the "
+        "shape an earlier run's screen chose for identical code, else its simplest): a fast "
+        "rough pass",
     )
     tier.add_argument(
         "--rigorous",

@@ -47,6 +47,7 @@ DECISION_TESTS = [
     "tests/unit/test_time_jobs.py",
     "tests/unit/test_alone.py",
     "tests/unit/test_select.py",
+    "tests/unit/test_screen_cache.py",
 ]
 
 # (file, text, replacement, what it breaks)
@@ -387,6 +388,24 @@ DECISION_MUTATIONS = [
         "    kept = [c for c in rounds if not any(",
         "    kept = [c for c in rounds if any(",
         "screen: the reads shown costlier kept, the others dropped",
+    ),
+    (
+        "bench/run/screen_cache.py",
+        "                if all(_same(run, keys, *_control(rows[s]), mode) for s in shapes):",
+        "                if True:",
+        "reused screen: ratios against another base twin's code reused",
+    ),
+    (
+        "bench/run/screen_cache.py",
+        "    return bool(here) and run.keys.get((strategy, shape, mode)) == here",
+        "    return run.keys.get((strategy, shape, mode)) == here",
+        "reused screen: a shape without a key here matches one without a key there",
+    ),
+    (
+        "bench/run/screen_cache.py",
+        "key=lambda s: s.run_id, reverse=True)",
+        "key=lambda s: s.run_id)",
+        "reused screen: the oldest run's screen preferred to the newest",
     ),
 ]
 

@@ -13,7 +13,7 @@ from bench.core.io import read_json, write_json_atomic
 from bench.core.schema import Status
 from bench.measured.apis import PLATFORM
 from bench.measured.shapes import CONTROL, Shape
-from bench.run import bandwidth, select
+from bench.run import bandwidth, screen_cache, select
 from bench.run.context import RunContext
 from bench.run.plan import RACE, Item, Job, Member
 
@@ -61,24 +61,49 @@ def candidates(ctx: RunContext, verdicts, mode: str) -> set[str]:
     return candidates_of(verdicts, ctx.manifest().strategies, ctx.workload.in_scope, mode)
 
 
-def choices(ctx: RunContext, verdicts, mode: str, prepared: dict) -> dict[str, tuple[str, str]]:
+def choices(
+    ctx: RunContext, verdicts, mode: str, prepared: dict, reused: dict | None = None
+) -> dict[str, tuple[str, str]]:
     """{strategy: (the shape to time, why)} of every working strategy in ``mode``, chosen
     (``select.choose``) from the mode's screen in ``prepared`` (what ``prepare/<mode>.json``
-    holds; a shape the harness failed to screen has no ratios and is left out). The harness
-    (``cells``) and ``findings/screen_choices.py`` both decide with this one function."""
+    holds; a shape the harness failed to screen has no ratios and is left out), or, for a
+    strategy this run did not screen, from ``reused`` (``screen_cache.reusable``: the screen of
+    identical code in another run, which ``why`` names). The harness (``cells``) and
+    ``findings/screen_choices.py`` both decide with this one function."""
     screen: dict[str, dict[str, list]] = {}
     for row in prepared.get("screen", []):
         if row.get("ratios"):  # a shape the harness failed to screen has none ("error")
             screen.setdefault(row["strategy"], {})[row["shape"]] = row["ratios"]
-    return {
-        strategy: select.choose(
-            shapes_ok,
-            screen.get(strategy, {}),
-            lambda v: _simplicity(ctx, v),
-            lambda v: _cost_class(ctx, v),
+    out = {}
+    for strategy, shapes_ok in sorted(working(ctx, verdicts, mode).items()):
+        rows, origin = screen.get(strategy, {}), ""
+        if not rows and strategy in (reused or {}):
+            rows, origin = reused[strategy]
+        shape, why = select.choose(
+            shapes_ok, rows, lambda v: _simplicity(ctx, v), lambda v: _cost_class(ctx, v)
         )
-        for strategy, shapes_ok in sorted(working(ctx, verdicts, mode).items())
+        out[strategy] = (shape, f"{why}; {REUSED} {origin}" if origin else why)
+    return out
+
+
+REUSED = "screen of identical code reused from run"
+
+
+def reused_screens(ctx: RunContext, verdicts, mode: str, runs: list) -> dict:
+    """For a tier that does not screen: ``screen_cache.reusable`` from ``runs``
+    (``screen_cache.known``) for every strategy with several ways of reading the state in
+    ``mode`` ({} for a tier that screens)."""
+    if ctx.plan.precision.screen or not runs:
+        return {}
+    wanted = {
+        s: [v.shape for v in classes.values()]
+        for s, classes in representatives(ctx, verdicts, mode).items()
+        if len(classes) > 1
     }
+    if not wanted:
+        return {}
+    keys = {v.key: v.cache_key for v in verdicts if v.cache_key}
+    return screen_cache.reusable(runs, keys, mode, wanted)
 
 
 def representatives(ctx: RunContext, verdicts, mode: str) -> dict[str, dict]:
@@ -178,10 +203,13 @@ def cells(ctx: RunContext, verdicts, prepared: dict) -> dict[str, list[Item]]:
     paired on the same rounds (``bench.run.race``)."""
     plan, base = ctx.plan, f"{CONTROL}/{ctx.workload.base_control}"
     out, chosen = {}, []
+    runs = [] if plan.precision.screen else screen_cache.known(ctx.run, plan.workload)
     for mode in plan.modes:
         twins_ok = select.twins_working(verdicts, mode)
         members = []
-        for strategy, (shape, why) in choices(ctx, verdicts, mode, prepared.get(mode, {})).items():
+        reused = reused_screens(ctx, verdicts, mode, runs)
+        picked = choices(ctx, verdicts, mode, prepared.get(mode, {}), reused)
+        for strategy, (shape, why) in picked.items():
             variant = ctx.variants[f"{strategy}/{shape}"]
             twin = ctx.twins.get(variant.control)
             timed = twin is not None and variant.control.split("/", 1)[1] in twins_ok
