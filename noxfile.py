@@ -4,6 +4,8 @@ release matrix work on recorded runs."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from pathlib import Path
 
@@ -25,12 +27,33 @@ COMPILE_BYTECODE = {"UV_COMPILE_BYTECODE": "1"}
 
 
 def _install(session: nox.Session, *groups: str, mindspore: str | None = None) -> None:
-    """The dependency groups, then this project itself (editable: no sys.path patching)."""
+    """The dependency groups, then this project itself (editable: no sys.path patching).
+
+    Skipped when the environment was made from exactly these requirements, constraints and
+    pyproject.toml (a stamp in the environment, written after both installs succeed): pip's
+    check of an installed environment takes about 4 s a session here. Not nox's ``-R``
+    (``--no-install``), which skips the install even when the requirements changed."""
     deps = [d for group in groups for d in nox.project.dependency_groups(PYPROJECT, group)]
     if mindspore:
         deps = [f"mindspore=={mindspore}", *(d for d in deps if not d.startswith("mindspore"))]
-    session.install("-c", "constraints.txt", *dict.fromkeys(deps), env=COMPILE_BYTECODE)
+    deps = list(dict.fromkeys(deps))
+    location = getattr(session.virtualenv, "location", None)
+    stamp = Path(location) / ".bench-installed" if location else None
+    made_from = hashlib.sha256(
+        json.dumps(
+            [deps, Path("constraints.txt").read_text(), Path("pyproject.toml").read_text()]
+        ).encode()
+    ).hexdigest()
+    if stamp is not None and stamp.is_file() and stamp.read_text() == made_from:
+        session.log("environment made from these requirements already: install skipped")
+        return
+    session.install("-c", "constraints.txt", *deps, env=COMPILE_BYTECODE)
     session.install("--no-deps", "-e", ".")
+    # nox -R (--no-install) on a reused environment installed nothing: no stamp for it
+    config = getattr(getattr(session, "_runner", None), "global_config", None)
+    skipped = getattr(config, "no_install", False) and getattr(session.virtualenv, "_reused", False)
+    if stamp is not None and not skipped:
+        stamp.write_text(made_from)
 
 
 def _bench(session: nox.Session, *args: str) -> None:
