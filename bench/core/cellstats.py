@@ -269,19 +269,32 @@ class Estimate:
     tau2_df: float = math.inf  # degrees of freedom of τ² (Heterogeneity.tau2_df)
 
     @cached_property
-    def _fit(self) -> tuple[float, float, float]:
-        """(log-ratio, its variance, Welch–Satterthwaite degrees of freedom)."""
+    def variance_parts(self) -> tuple[float, float]:
+        """(within, between): the log-ratio's variance from the processes' own rounds and from
+        τ² (the spread between processes); inf, 0 where no process is usable."""
+        return self._parts[1], self._parts[2]
+
+    @cached_property
+    def _parts(self) -> tuple[float, float, float, float]:
+        """(log-ratio, within variance, between variance, Welch–Satterthwaite degrees of
+        freedom)."""
         usable = _usable(self.procs)
         if not usable:
             centers = [p.center for p in self.procs if math.isfinite(p.center)]
-            return (float(np.mean(centers)) if centers else math.nan), math.inf, 0.0
+            return (float(np.mean(centers)) if centers else math.nan), math.inf, 0.0, 0.0
         v, df = within_variances(usable)
         w = [1.0 / (x + self.tau2) for x in v]
         a = [x / sum(w) for x in w]  # the estimate is Σ a_i y_i: variance Σ a_i² (v_i + τ²)
         center = sum(ai * p.center for ai, p in zip(a, usable))
         within = sum(ai**2 * x for ai, x in zip(a, v))
         between = sum(ai**2 for ai in a) * self.tau2
-        return center, within + between, welch_df([(within, df), (between, self.tau2_df)])
+        return center, within, between, welch_df([(within, df), (between, self.tau2_df)])
+
+    @cached_property
+    def _fit(self) -> tuple[float, float, float]:
+        """(log-ratio, its variance, Welch–Satterthwaite degrees of freedom)."""
+        center, within, between, df = self._parts
+        return center, within + between, df
 
     @property
     def log_ratio(self) -> float:

@@ -1,0 +1,122 @@
+"""What makes a run's head-to-head intervals as wide as they are, per mode (issue 27).
+
+Back to back, two runs give a comparison the same outcome less often when their intervals are
+about one margin wide (``margin_stability.py``). This script says what sets that width, from a
+run's own timings (nothing is timed again). For every pair of working update members raced
+together at a size (the head-to-head estimates the decisions are made of), per mode:
+
+- pairs: how many such estimates;
+- tau2: the mode's between-process variance of head-to-head log-ratios (Paule–Mandel,
+  ``ModeAnalysis.paired_heterogeneity``), with its degrees of freedom;
+- between: the share of an estimate's variance that comes from tau2 rather than from the
+  processes' own rounds (``Estimate.variance_parts``), median [quartiles]. More rounds shrink
+  only the rest; more processes shrink both;
+- t: the median t-quantile of the intervals, at the level of one look (so how much the degrees
+  of freedom cost);
+- se: the median standard error of the log-ratio (about the relative error of the ratio);
+- width: the median width of the decisions' intervals, in margins (``compare.size_widths``);
+- data for 0.7: how many times the data (processes, with rounds in proportion) it would take for
+  the median width to reach 0.7 margins, (width / 0.7)². Where the two runs of a pair had median
+  widths of 0.7 or less, at least 80 % of their compiled-mode comparisons had the same outcome
+  (``margin_stability.txt``).
+
+    python findings/interval_parts.py RUN_DIR [RUN_DIR ...]
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+
+from bench.core import cellstats
+from bench.core.schema import Status
+from bench.measured.modes import label
+from bench.report import compare, load
+
+TARGET = 0.7  # margins
+
+
+def split(estimates) -> dict[str, float]:
+    """Median (and quartiles) of the between-process share of the variance, the median t at one
+    look's level (``alpha``) and the median standard error, over ``estimates`` with a finite
+    interval."""
+    rows = []
+    for e in estimates:
+        within, between = e.variance_parts
+        if not (math.isfinite(within) and within + between > 0):
+            continue
+        rows.append((between / (within + between), e.df, math.sqrt(within + between)))
+    if not rows:
+        return {"pairs": 0}
+    share, df, se = (np.array(c, dtype=float) for c in zip(*rows))
+    return {
+        "pairs": len(rows),
+        "between": float(np.median(share)),
+        "between_q1": float(np.quantile(share, 0.25)),
+        "between_q3": float(np.quantile(share, 0.75)),
+        "df": float(np.median(df)),
+        "se": float(np.median(se)),
+    }
+
+
+def data_for(width: float, target: float = TARGET) -> float:
+    """How many times the data brings a median interval ``width`` (margins) down to ``target``
+    (a width shrinks with the square root of the data)."""
+    return (width / target) ** 2 if math.isfinite(width) else math.nan
+
+
+def mode_rows(run: load.RunData) -> list[list[str]]:
+    out = []
+    for mode, m in run.analysis.items():
+        het = m.paired_heterogeneity
+        by_size: dict[int, list] = {}
+        for c in m.of_role("update"):
+            if c.raced and c.status == Status.WORKS.value:
+                by_size.setdefault(c.id.size, []).append(c)
+        pairs = [a.versus(b, het) for cells in by_size.values() for a, b in combinations(cells, 2)]
+        got = split(pairs)
+        if not got["pairs"]:
+            continue
+        t = cellstats.t_quantile(got["df"], cellstats.alpha_per_look(m.looks))
+        width = compare.median_width(compare.size_widths(run, mode).values())
+        out.append(
+            [
+                label(mode),
+                str(got["pairs"]),
+                f"{het.tau2:.1e} ({het.tau2_df:.0f} df)",
+                f"{got['between']:.2f} [{got['between_q1']:.2f}, {got['between_q3']:.2f}]",
+                f"{t:.2f}",
+                f"{got['se'] * 100:.2f} %",
+                compare.width_text(width),
+                f"×{data_for(width):.1f}" if math.isfinite(width) else "–",
+            ]
+        )
+    return out
+
+
+HEAD = ["mode", "pairs", "tau2", "between", "t", "se", "width", f"data for {TARGET}"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    runs = [Path(a) for a in (sys.argv[1:] if argv is None else argv)]
+    if not runs:
+        print(__doc__.strip().splitlines()[-1].strip(), file=sys.stderr)
+        return 2
+    for path in runs:
+        run = load.load(path)
+        print(f"{run.workload} {path.name}")
+        rows = mode_rows(run)
+        print("| " + " | ".join(HEAD) + " |")
+        print("|" + "---|" * len(HEAD))
+        for row in rows:
+            print("| " + " | ".join(row) + " |")
+        print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
