@@ -407,6 +407,12 @@ DECISION_MUTATIONS = [
         "key=lambda s: s.run_id)",
         "reused screen: the oldest run's screen preferred to the newest",
     ),
+    (
+        "bench/run/screen_cache.py",
+        "        if other.name < run.path.name",
+        "        if other.name != run.path.name",
+        "reused screen: a run begun later (a --resume could choose differently)",
+    ),
 ]
 
 QUIET = ["-p", "no:cacheprovider", "-m", "not mindspore"]

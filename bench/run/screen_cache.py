@@ -57,14 +57,15 @@ def read(run: Path) -> Screened | None:
 
 
 def known(run: RunDir, workload: str) -> list[Screened]:
-    """Every run beside ``run`` and in the workload's reference folder that screened, newest
-    first (run ids sort by their start)."""
+    """Every run that started before ``run``, beside it or in the workload's reference folder,
+    and screened, newest first (run ids sort by their start). Only earlier runs: a ``--resume``
+    chooses what the run's start chose, whatever ran since."""
     folders = {run.path.parent, paths.raw_dir(paths.results_dir(workload))}
     found = {
         other.resolve(): other
         for folder in folders
         for other in paths.runs(folder)
-        if other.resolve() != run.path.resolve()
+        if other.name < run.path.name
     }
     out = [s for s in (read(p) for p in found.values()) if s is not None]
     return sorted(out, key=lambda s: s.run_id, reverse=True)

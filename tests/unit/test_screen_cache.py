@@ -127,6 +127,7 @@ def test_runs_are_read_from_their_files_newest_first(tmp_path, monkeypatch):
     old = {k: v for k, v in KEYS.items()}
     _write_run(tmp_path / "runs", "20261204T000000Z-old", old, rows, version=SCHEMA_VERSION - 1)
     _write_run(tmp_path / "runs", "20261202T000000Z-none", KEYS, [])  # screened nothing
+    _write_run(tmp_path / "runs", "20261206T000000Z-later", KEYS, rows)  # began after this run
     runs = screen_cache.known(here, "clip")
     assert [r.run_id for r in runs] == [
         "20261204T000000Z-old", "20261203T000000Z-b", "20261201T000000Z-a",
