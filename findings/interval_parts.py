@@ -27,15 +27,13 @@ from __future__ import annotations
 
 import math
 import sys
-from itertools import combinations
 from pathlib import Path
 
 import numpy as np
 
 from bench.core import cellstats
-from bench.core.schema import Status
 from bench.measured.modes import label
-from bench.report import compare, load
+from bench.report import compare, fmt, load
 
 TARGET = 0.7  # margins
 
@@ -73,12 +71,7 @@ def mode_rows(run: load.RunData) -> list[list[str]]:
     out = []
     for mode, m in run.analysis.items():
         het = m.paired_heterogeneity
-        by_size: dict[int, list] = {}
-        for c in m.of_role("update"):
-            if c.raced and c.status == Status.WORKS.value:
-                by_size.setdefault(c.id.size, []).append(c)
-        pairs = [a.versus(b, het) for cells in by_size.values() for a, b in combinations(cells, 2)]
-        got = split(pairs)
+        got = split([a.versus(b, het) for a, b in m.raced_pairs()])
         if not got["pairs"]:
             continue
         t = cellstats.t_quantile(got["df"], cellstats.alpha_per_look(m.looks))
@@ -109,12 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     for path in runs:
         run = load.load(path)
         print(f"{run.workload} {path.name}")
-        rows = mode_rows(run)
-        print("| " + " | ".join(HEAD) + " |")
-        print("|" + "---|" * len(HEAD))
-        for row in rows:
-            print("| " + " | ".join(row) + " |")
-        print()
+        print("\n".join(fmt.table(HEAD, mode_rows(run))))
     return 0
 
 

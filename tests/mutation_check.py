@@ -409,8 +409,8 @@ DECISION_MUTATIONS = [
     ),
     (
         "bench/run/screen_cache.py",
-        "        if other.name < run.path.name",
-        "        if other.name != run.path.name",
+        "if p.name < run.path.name]",
+        "if p.name != run.path.name]",
         "reused screen: a run begun later (a --resume could choose differently)",
     ),
 ]

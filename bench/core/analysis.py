@@ -200,16 +200,20 @@ class ModeAnalysis:
         pair of working update members raced together at each size. It is not the subject /
         twin τ²: each member of a pair keeps its own speed for a process's life, so a ratio of
         two members moves by both shifts."""
+        groups = [cellstats.processes(a.versus_groups(b)) for a, b in self.raced_pairs()]
+        return cellstats.heterogeneity(groups)
+
+    def raced_pairs(self) -> list[tuple[Cell, Cell]]:
+        """Every pair of working update members raced together at a size (by strategy)."""
         by_size: dict[int, list[Cell]] = defaultdict(list)
         for c in self.of_role("update"):
             if c.raced and c.status == Status.WORKS.value:
                 by_size[c.id.size].append(c)
-        groups = [
-            cellstats.processes(a.versus_groups(b))
+        return [
+            pair
             for cells in by_size.values()
-            for a, b in combinations(sorted(cells, key=lambda c: c.id.strategy), 2)
+            for pair in combinations(sorted(cells, key=lambda c: c.id.strategy), 2)
         ]
-        return cellstats.heterogeneity(groups)
 
     def _compare(self, cell: Cell, best: Cell, head_to_head: bool) -> cellstats.Comparison:
         n = cell.id.size

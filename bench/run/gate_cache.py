@@ -43,18 +43,29 @@ def key(text: str, mode: str, meaning: str, update: bool, release: str, fingerpr
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 
+def searched(run: RunDir, workload: str) -> list[Path]:
+    """The runs whose work ``run`` may reuse: the others next to it and the workload's reference
+    runs (each once, oldest first within a folder)."""
+    folders = {run.path.parent, paths.raw_dir(paths.results_dir(workload))}
+    here = run.path.resolve()
+    found = {o.resolve(): o for f in folders for o in paths.runs(f) if o.resolve() != here}
+    return list(found.values())
+
+
+def keyed_records(run: Path):
+    """A run's gate records that carry a cache key of this schema (the ones reuse may match)."""
+    for path in RunDir(run).gate_files():
+        for record in read_lines(path, []):
+            if record.get("cache_key") and record.get("schema_version") == SCHEMA_VERSION:
+                yield record
+
+
 def known(run: RunDir, workload: str) -> dict[tuple[str, int], dict]:
     """{(key, replica): verdict record} from the other runs next to ``run`` and the reference."""
-    folders = {run.path.parent, paths.raw_dir(paths.results_dir(workload))}
     out: dict[tuple[str, int], dict] = {}
-    for folder in folders:
-        for other in paths.runs(folder):
-            if other.resolve() == run.path.resolve():
-                continue
-            for path in RunDir(other).gate_files():
-                for record in read_lines(path, []):
-                    k = record.get("cache_key")
-                    if k and record.get("schema_version") == SCHEMA_VERSION:
-                        origin = record.get("reused") or other.name
-                        out.setdefault((k, record.get("replica", 0)), {**record, "reused": origin})
+    for other in searched(run, workload):
+        for record in keyed_records(other):
+            origin = record.get("reused") or other.name
+            key_ = (record["cache_key"], record.get("replica", 0))
+            out.setdefault(key_, {**record, "reused": origin})
     return out

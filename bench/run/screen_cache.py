@@ -21,10 +21,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.core import paths
 from bench.core.records import read_prepare
-from bench.core.rundir import RunDir, read_lines
-from bench.core.schema import SCHEMA_VERSION, SchemaError
+from bench.core.rundir import RunDir
+from bench.core.schema import SchemaError
+from bench.run import gate_cache
 
 
 @dataclass(frozen=True)
@@ -46,11 +46,10 @@ def read(run: Path) -> Screened | None:
         if not screen:
             return None
         keys: dict = {}
-        for path in folder.gate_files():
-            for record in read_lines(path, []):
-                key = record.get("cache_key")
-                if key and record.get("schema_version") == SCHEMA_VERSION:
-                    keys.setdefault((record["strategy"], record["shape"], record["mode"]), key)
+        for record in gate_cache.keyed_records(run):
+            keys.setdefault(
+                (record["strategy"], record["shape"], record["mode"]), record["cache_key"]
+            )
     except (SchemaError, OSError, ValueError, KeyError, TypeError):  # another suite's, or torn
         return None
     return Screened(run.name, keys, screen)
@@ -60,14 +59,8 @@ def known(run: RunDir, workload: str) -> list[Screened]:
     """Every run that started before ``run``, beside it or in the workload's reference folder,
     and screened, newest first (run ids sort by their start). Only earlier runs: a ``--resume``
     chooses what the run's start chose, whatever ran since."""
-    folders = {run.path.parent, paths.raw_dir(paths.results_dir(workload))}
-    found = {
-        other.resolve(): other
-        for folder in folders
-        for other in paths.runs(folder)
-        if other.name < run.path.name
-    }
-    out = [s for s in (read(p) for p in found.values()) if s is not None]
+    earlier = [p for p in gate_cache.searched(run, workload) if p.name < run.path.name]
+    out = [s for s in (read(p) for p in earlier) if s is not None]
     return sorted(out, key=lambda s: s.run_id, reverse=True)
 
 
