@@ -202,10 +202,18 @@ def _failing(run: RunData) -> pd.DataFrame:
     return v[v.status.isin(SILENT_OR_ERROR) & (v.strategy != "control")]
 
 
+def _pairs(run: RunData):
+    """The run's minimal pairs (``minimal_pairs`` of its qualified verdicts), found once per run:
+    ``rules`` and ``entries`` both read them, and the report asks for both more than once."""
+    if "minimal_pairs" not in run.memo:
+        run.memo["minimal_pairs"] = minimal_pairs(qualified(run.verdicts))
+    return run.memo["minimal_pairs"]
+
+
 def rules(run: RunData) -> list[tuple]:
     """(mode, dim, works value, fails value, outcome, strategies): one-dimension changes that
     flip every minimal pair that has them, for two or more strategies."""
-    pairs = minimal_pairs(qualified(run.verdicts))
+    pairs = _pairs(run)
     if pairs.empty:
         return []
     pairs = pairs[(pairs.pairs == pairs["of"]) & (pairs.works_outcome == Status.WORKS.value)]
@@ -219,7 +227,7 @@ def rules(run: RunData) -> list[tuple]:
 def entries(run: RunData) -> list[Entry]:
     """Every divergence of one run, rules first, biggest first."""
     fail = _failing(run)
-    pairs = minimal_pairs(qualified(run.verdicts))
+    pairs = _pairs(run)
     version = run.environment.get("mindspore") or run.plan.get("mindspore", "?")
     explained: set[tuple] = set()
     merged: dict[tuple, list[str]] = defaultdict(list)
