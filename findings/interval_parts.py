@@ -18,13 +18,20 @@ together at a size (the head-to-head estimates the decisions are made of), per m
 - data for 0.7: how many times the data (processes, with rounds in proportion) it would take for
   the median width to reach 0.7 margins, (width / 0.7)². Where the two runs of a pair had median
   widths of 0.7 or less, at least 80 % of their compiled-mode comparisons had the same outcome
-  (``margin_stability.txt``).
+  (``margin_stability.txt``);
+- rounds: the minutes the mode's timing processes spent in timed rounds (``wall_times.spent``),
+  and what that becomes with the data for 0.7 (never less than now). A lower bound on the cost:
+  more processes also repeat their first calls (compiles) and set-up.
+
+Under each table: the time phase, and what the data for 0.7 margins would add to the compiled
+modes' (GRAPH, jit) timed rounds, per mode: at least that much longer a run.
 
     python findings/interval_parts.py RUN_DIR [RUN_DIR ...]
 """
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import sys
 from pathlib import Path
@@ -32,10 +39,21 @@ from pathlib import Path
 import numpy as np
 
 from bench.core import cellstats
-from bench.measured.modes import label
+from bench.measured.modes import MODES, label
 from bench.report import compare, fmt, load
 
 TARGET = 0.7  # margins
+
+
+def _sibling(name: str):
+    """Another script of this folder (findings/ holds scripts, not a package)."""
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+wall_times = _sibling("wall_times")
 
 
 def split(estimates) -> dict[str, float]:
@@ -67,8 +85,20 @@ def data_for(width: float, target: float = TARGET) -> float:
     return (width / target) ** 2 if math.isfinite(width) else math.nan
 
 
+def with_data(minutes: float, factor: float) -> float:
+    """Timed-round minutes with ``factor`` times the data; a mode already narrower than the
+    target (factor < 1) or without a width (nan) keeps what it took."""
+    return minutes * factor if math.isfinite(factor) and factor > 1 else minutes
+
+
+def rounds_minutes(run: load.RunData) -> dict[str, float]:
+    """{mode: minutes of timed rounds, over the mode's timing processes}."""
+    return {m: got["rounds"] / 60 for m, got in wall_times.spent(Path(run.run_dir)).items()}
+
+
 def mode_rows(run: load.RunData) -> list[list[str]]:
     out = []
+    minutes = rounds_minutes(run)
     for mode, m in run.analysis.items():
         het = m.paired_heterogeneity
         got = split([a.versus(b, het) for a, b in m.raced_pairs()])
@@ -86,12 +116,47 @@ def mode_rows(run: load.RunData) -> list[list[str]]:
                 f"{got['se'] * 100:.2f} %",
                 compare.width_text(width),
                 f"×{data_for(width):.1f}" if math.isfinite(width) else "–",
+                _rounds(minutes.get(mode, math.nan), data_for(width)),
             ]
         )
     return out
 
 
-HEAD = ["mode", "pairs", "tau2", "between", "t", "se", "width", f"data for {TARGET}"]
+def _rounds(now: float, factor: float) -> str:
+    if not math.isfinite(now):
+        return "–"
+    return f"{now:.1f} → {with_data(now, factor):.1f} min"
+
+
+HEAD = [
+    "mode",
+    "pairs",
+    "tau2",
+    "between",
+    "t",
+    "se",
+    "width",
+    f"data for {TARGET}",
+    f"rounds: now → for {TARGET}",
+]
+
+
+def compiled_cost(run: load.RunData) -> str:
+    """One line: the time phase, and what the compiled modes' timed rounds would add with the data
+    for the target width, per mode (a lower bound on what that width costs)."""
+    minutes = rounds_minutes(run)
+    added = {}
+    for mode in run.analysis:
+        if not MODES[mode].compiled or mode not in minutes:
+            continue
+        width = compare.median_width(compare.size_widths(run, mode).values())
+        added[mode] = with_data(minutes[mode], data_for(width)) - minutes[mode]
+    phase = run.manifest.phases.get("time", math.nan) / 60
+    each = ", ".join(f"{label(mode)} +{extra:.1f}" for mode, extra in added.items())
+    return (
+        f"time phase {phase:.1f} min; for {TARGET} margins the compiled modes' timed rounds add "
+        f"at least {sum(added.values()):.1f} min ({each})"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -103,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         run = load.load(path)
         print(f"{run.workload} {path.name}")
         print("\n".join(fmt.table(HEAD, mode_rows(run))))
+        print(compiled_cost(run))
     return 0
 
 

@@ -63,3 +63,30 @@ def test_a_reference_run_has_a_row_per_mode_it_raced():
         assert len(row) == len(interval_parts.HEAD) and int(row[1]) > 0
         assert 0 <= float(row[3].split()[0]) <= 1  # a share of the variance
     assert interval_parts.mode_rows(load.load(RUN)) == []  # the fixture run raced nothing
+
+
+@pytest.mark.parametrize(
+    ("minutes", "factor", "then"),
+    [(2.0, 4.0, 8.0), (2.0, 1.0, 2.0), (2.0, 0.25, 2.0), (2.0, math.nan, 2.0), (0.0, 9.0, 0.0)],
+)
+def test_rounds_grow_with_the_data_and_never_shrink(minutes, factor, then):
+    assert math.isclose(interval_parts.with_data(minutes, factor), then)
+
+
+def test_a_reference_runs_rounds_and_their_cost_at_the_target_width():
+    from bench.core import paths
+    from bench.measured.modes import MODES, label
+    from bench.report import load
+
+    run = load.load(paths.runs(paths.raw_dir(paths.results_dir("brn")))[-1])
+    minutes = interval_parts.rounds_minutes(run)
+    spent = interval_parts.wall_times.spent(run.run_dir)
+    assert minutes and all(math.isclose(minutes[m], spent[m]["rounds"] / 60) for m in minutes)
+    assert all(v > 0 for v in minutes.values())
+    line = interval_parts.compiled_cost(run)
+    compiled = [m for m in run.analysis if MODES[m].compiled]
+    assert compiled and all(f"{label(m)} +" in line for m in compiled)
+    assert not any(f"{label(m)} +" in line for m in run.analysis if not MODES[m].compiled)
+    for row in interval_parts.mode_rows(run):
+        now, later = (float(x) for x in row[-1].removesuffix(" min").split(" → "))
+        assert later >= now > 0
