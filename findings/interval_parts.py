@@ -96,16 +96,20 @@ def rounds_minutes(run: load.RunData) -> dict[str, float]:
     return {m: got["rounds"] / 60 for m, got in wall_times.spent(Path(run.run_dir)).items()}
 
 
-def mode_rows(run: load.RunData) -> list[list[str]]:
+def widths(run: load.RunData) -> dict[str, float]:
+    """{mode: the median width of its decisions' intervals, in margins}."""
+    return {m: compare.median_width(compare.size_widths(run, m).values()) for m in run.analysis}
+
+
+def mode_rows(run: load.RunData, width: dict, minutes: dict) -> list[list[str]]:
+    """A row per mode; ``width`` from ``widths``, ``minutes`` from ``rounds_minutes``."""
     out = []
-    minutes = rounds_minutes(run)
     for mode, m in run.analysis.items():
         het = m.paired_heterogeneity
         got = split([a.versus(b, het) for a, b in m.raced_pairs()])
         if not got["pairs"]:
             continue
         t = cellstats.t_quantile(got["df"], cellstats.alpha_per_look(m.looks))
-        width = compare.median_width(compare.size_widths(run, mode).values())
         out.append(
             [
                 label(mode),
@@ -114,9 +118,9 @@ def mode_rows(run: load.RunData) -> list[list[str]]:
                 f"{got['between']:.2f} [{got['between_q1']:.2f}, {got['between_q3']:.2f}]",
                 f"{t:.2f}",
                 f"{got['se'] * 100:.2f} %",
-                compare.width_text(width),
-                f"×{data_for(width):.1f}" if math.isfinite(width) else "–",
-                _rounds(minutes.get(mode, math.nan), data_for(width)),
+                compare.width_text(width[mode]),
+                f"×{data_for(width[mode]):.1f}" if math.isfinite(width[mode]) else "–",
+                _rounds(minutes.get(mode, math.nan), data_for(width[mode])),
             ]
         )
     return out
@@ -141,16 +145,15 @@ HEAD = [
 ]
 
 
-def compiled_cost(run: load.RunData) -> str:
+def compiled_cost(run: load.RunData, width: dict, minutes: dict) -> str:
     """One line: the time phase, and what the compiled modes' timed rounds would add with the data
-    for the target width, per mode (a lower bound on what that width costs)."""
-    minutes = rounds_minutes(run)
-    added = {}
-    for mode in run.analysis:
-        if not MODES[mode].compiled or mode not in minutes:
-            continue
-        width = compare.median_width(compare.size_widths(run, mode).values())
-        added[mode] = with_data(minutes[mode], data_for(width)) - minutes[mode]
+    for the target width, per mode (a lower bound on what that width costs); ``width`` and
+    ``minutes`` as for ``mode_rows``."""
+    added = {
+        mode: with_data(minutes[mode], data_for(width[mode])) - minutes[mode]
+        for mode in run.analysis
+        if MODES[mode].compiled and mode in minutes
+    }
     phase = run.manifest.phases.get("time", math.nan) / 60
     each = ", ".join(f"{label(mode)} +{extra:.1f}" for mode, extra in added.items())
     return (
@@ -167,8 +170,9 @@ def main(argv: list[str] | None = None) -> int:
     for path in runs:
         run = load.load(path)
         print(f"{run.workload} {path.name}")
-        print("\n".join(fmt.table(HEAD, mode_rows(run))))
-        print(compiled_cost(run))
+        width, minutes = widths(run), rounds_minutes(run)
+        print("\n".join(fmt.table(HEAD, mode_rows(run, width, minutes))))
+        print(compiled_cost(run, width, minutes))
     return 0
 
 

@@ -57,12 +57,16 @@ def test_a_reference_run_has_a_row_per_mode_it_raced():
     from bench.report import load
 
     run = load.load(paths.runs(paths.raw_dir(paths.results_dir("brn")))[-1])
-    rows = interval_parts.mode_rows(run)
+    rows = interval_parts.mode_rows(
+        run, interval_parts.widths(run), interval_parts.rounds_minutes(run)
+    )
     assert [r[0] for r in rows] and len(rows) == len(run.analysis)
     for row in rows:
         assert len(row) == len(interval_parts.HEAD) and int(row[1]) > 0
         assert 0 <= float(row[3].split()[0]) <= 1  # a share of the variance
-    assert interval_parts.mode_rows(load.load(RUN)) == []  # the fixture run raced nothing
+    fixture = load.load(RUN)
+    parts = interval_parts.widths(fixture), interval_parts.rounds_minutes(fixture)
+    assert interval_parts.mode_rows(fixture, *parts) == []  # the fixture run raced nothing
 
 
 @pytest.mark.parametrize(
@@ -83,10 +87,11 @@ def test_a_reference_runs_rounds_and_their_cost_at_the_target_width():
     spent = interval_parts.wall_times.spent(run.run_dir)
     assert minutes and all(math.isclose(minutes[m], spent[m]["rounds"] / 60) for m in minutes)
     assert all(v > 0 for v in minutes.values())
-    line = interval_parts.compiled_cost(run)
+    width = interval_parts.widths(run)
+    line = interval_parts.compiled_cost(run, width, minutes)
     compiled = [m for m in run.analysis if MODES[m].compiled]
     assert compiled and all(f"{label(m)} +" in line for m in compiled)
     assert not any(f"{label(m)} +" in line for m in run.analysis if not MODES[m].compiled)
-    for row in interval_parts.mode_rows(run):
+    for row in interval_parts.mode_rows(run, width, minutes):
         now, later = (float(x) for x in row[-1].removesuffix(" min").split(" → "))
         assert later >= now > 0
