@@ -273,10 +273,20 @@ def _run(args, argv, plan: Plan, run_dir: Path, results: Path, publish: bool, ou
         from bench.report import main as report_main
 
         out = ["--results-dir", str(results)]
+        publish = publish and status != RunStatus.INTERRUPTED  # an unfinished run: its folder
         if publish:
             plots = (args.plots_dir or paths.plots_dir(plan.workload)).resolve()
             out += ["--plots-dir", str(plots), "--publish"]
-        report_main.main([run_dir.name, *out])
+        rendered = report_main.main([run_dir.name, *out])
+        if rendered != 0:
+            again = ["--workload", plan.workload, run_dir.name, *(["--publish"] if publish else [])]
+            print(
+                f"bench: the report failed (exit {rendered}); every measurement is kept in "
+                f"{run_dir} and no page was changed; render it again with "
+                f"`nox -s report -- {' '.join(again)}`",
+                file=sys.stderr,
+            )
+            return int(Exit.HARNESS)
     return int(exit_code(Outcome(interrupted=True))) if status == RunStatus.INTERRUPTED else code
 
 

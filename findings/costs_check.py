@@ -22,7 +22,7 @@ import re
 import sys
 from pathlib import Path
 
-from bench.core import paths
+from bench.core import pins
 from bench.core.cellstats import SLOWER
 from bench.measured.modes import label
 from bench.report import answer, costs, load, readme
@@ -34,7 +34,7 @@ WORKLOADS = ("clip", "brn", "kvcache", "ema")
 def runs() -> dict:
     out = {}
     for w in WORKLOADS:
-        ref = paths.reference(RESULTS / w / "raw")
+        ref = pins.reference(w)
         if ref:
             out[w] = load.load(ref)
     return out

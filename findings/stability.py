@@ -32,7 +32,7 @@ from pathlib import Path
 
 from scipy.stats import norm
 
-from bench.core import paths
+from bench.core import pins
 from bench.core.cellstats import EQUIVALENT, FASTER, SLOWER, UNDETERMINED, outcome
 from bench.measured.modes import MODES, label
 from bench.report import answer, load
@@ -107,7 +107,7 @@ def main() -> int:
     print(f"| workload | mode | comparisons | biased | {head} | rounds for {TARGET:.0%} |")
     print("|---|---|---|---|" + "---|" * len(MULTIPLIERS) + "---|")
     for w in WORKLOADS:
-        ref = paths.reference(RESULTS / w / "raw")
+        ref = pins.reference(w)
         if not ref:
             continue
         run = load.load(ref)

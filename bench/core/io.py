@@ -2,15 +2,78 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
 from pathlib import Path
 
+_STAGES: list[dict] = []  # the open ``staged()`` blocks, innermost last: {path: bytes}
+_REMOVED = object()  # a staged removal
+
+
+@contextlib.contextmanager
+def staged():
+    """Hold every ``write_*_atomic`` inside the block and make them only when it ends without an
+    error: a report that fails half-way leaves every file as it was (written whole or not at
+    all). A file whose bytes are unchanged is left alone (no new mtime, no churn). Nested blocks
+    hand their writes to the enclosing one."""
+    stage: dict = {}
+    _STAGES.append(stage)
+    try:
+        yield stage
+    except BaseException:
+        _STAGES.pop()
+        raise
+    _STAGES.pop()
+    if _STAGES:
+        _STAGES[-1].update(stage)
+        return
+    for path, data in stage.items():
+        if data is _REMOVED:
+            Path(path).unlink(missing_ok=True)
+        else:
+            _write_now(path, data)
+
+
+def _staged(path: Path | str):
+    key = Path(path).resolve()
+    for stage in reversed(_STAGES):
+        if key in stage:
+            return stage[key]
+    return None
+
+
+def exists(path: Path | str) -> bool:
+    """A file on disk, or one an open ``staged()`` block will write (and not one it removes)."""
+    held = _staged(path)
+    return Path(path).is_file() if held is None else held is not _REMOVED
+
+
+def remove(path: Path | str) -> None:
+    """Remove a file (inside ``staged()``: when the block ends without an error)."""
+    if _STAGES:
+        _STAGES[-1][Path(path).resolve()] = _REMOVED
+    else:
+        Path(path).unlink(missing_ok=True)
+
 
 def write_bytes_atomic(path: Path | str, data: bytes) -> Path:
-    """Write ``data`` to ``path`` so a reader sees the old file or the whole new one, never half."""
+    """Write ``data`` to ``path`` so a reader sees the old file or the whole new one, never half
+    (inside ``staged()``: when the block ends). Unchanged bytes are not written again."""
     path = Path(path)
+    if _STAGES:
+        _STAGES[-1][path.resolve()] = bytes(data)
+        return path
+    return _write_now(path, data)
+
+
+def _write_now(path: Path, data: bytes) -> Path:
+    try:
+        if path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data:
+            return path
+    except OSError:
+        pass
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -26,7 +89,8 @@ def write_bytes_atomic(path: Path | str, data: bytes) -> Path:
 
 
 def write_text_atomic(path: Path | str, text: str) -> Path:
-    return write_bytes_atomic(path, text.encode())
+    """UTF-8, whatever the platform's default; line endings as given (``\n``)."""
+    return write_bytes_atomic(path, text.encode("utf-8"))
 
 
 def write_json_atomic(path: Path | str, data) -> Path:

@@ -32,20 +32,7 @@ def runs(raw: Path) -> list[Path]:
     return sorted(p for p in Path(raw).glob("*") if (p / "manifest.json").is_file())
 
 
-def reference(raw: Path) -> Path | None:
-    """The run a workload's reference report comes from: the newest complete run that wrote the
-    reference (a full run, or one with ``--publish``); a run still going, stopped or failed, or
-    a subset run, is never the reference while such a run exists. Else the newest."""
-    import json
-
-    from bench.core.schema import RunStatus
-
-    found = runs(raw)
-    for run in reversed(found):
-        try:
-            manifest = json.loads((run / "manifest.json").read_text())
-        except (OSError, ValueError):
-            continue
-        if manifest.get("status") == RunStatus.COMPLETE and manifest.get("publish"):
-            return run
-    return found[-1] if found else None
+def find_run(raw: Path, run_id: str) -> Path | None:
+    """The run folder ``run_id`` under ``raw``, or None."""
+    candidate = Path(raw) / run_id
+    return candidate if (candidate / "manifest.json").is_file() else None

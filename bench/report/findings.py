@@ -446,9 +446,14 @@ def release_verdicts(folder, workload: str) -> dict[str, pd.DataFrame]:
     import json
     from pathlib import Path
 
+    from bench.core import pins
     from bench.report import load
 
-    newest: dict[str, Path] = {}
+    if pins.read(Path(folder).parent).releases:  # the committed matrix: the pinned runs only
+        pinned = pins.release_runs(Path(folder).parent)
+        found = {v: by[workload] for v, by in pinned.items() if workload in by}
+        return {v: load.load(found[v]).verdicts for v in sorted(found, key=_version_key)}
+    newest: dict[str, Path] = {}  # a folder of one's own: its newest run per release
     for manifest in sorted(Path(folder).glob("*/**/raw/*/manifest.json")):
         try:
             data = json.loads(manifest.read_text())
@@ -554,7 +559,6 @@ def main(argv=None) -> int:
     import argparse
     from pathlib import Path
 
-    from bench.core import paths
     from bench.measured import workloads
     from bench.report import load
 
@@ -574,10 +578,13 @@ def main(argv=None) -> int:
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     folders = [Path(r) for r in args.run]
     if not folders:
-        for w in workloads.WORKLOADS:
-            ref = paths.reference(paths.raw_dir(paths.results_dir(w)))
-            if ref is not None:
-                folders.append(ref)
+        from bench.core import pins
+
+        try:
+            folders = list(pins.references(workloads=list(workloads.WORKLOADS)).values())
+        except pins.PinError as err:
+            print(f"findings: {err}", file=sys.stderr)
+            return 2
     if not folders:
         print("findings: no run to export (no reference run, no --run)", file=sys.stderr)
         return 2

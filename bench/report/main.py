@@ -1,12 +1,22 @@
 """``python -m bench.report [RUN_ID ...]`` (``nox -s report``): write a run's report.
 
-A run's report goes into the run folder (``<results>/raw/<run-id>/report/``), so a subset run
-never touches the reference report. ``--publish`` writes it as the reference instead:
-``results/<workload>/`` (summary.md, shapes.md, results.csv, verdicts.csv, the repro scripts the
-findings link to) and ``plots/<workload>/``, then the pages across workloads from the newest run
-of every workload (``results/summary.md``, ``results/findings.md``, ``plots/answer.png``,
-``plots/correctness.png`` and README's answer block). ``--all`` re-renders every workload's
-reference and those pages from the committed raw data.
+Every page stands on a run named in one place, never on "the newest run":
+
+- no run named: the pinned reference of ``--workload`` (``results/references.json``), its
+  report written into its own run folder (``--publish``: as its workload's pages);
+- ``RUN_ID``: that run, into ``<results>/raw/<run-id>/report/`` (a subset or quick run never
+  touches the committed pages); ``--publish`` writes it in place of its workload's pages
+  (``results/<workload>/``, ``plots/<workload>/``), renders the other workloads of its kind of
+  state again over it, and the pages across workloads (``results/summary.md``, ``findings.md``,
+  ``instances.md``, the two overview plots); each page not on its pinned run says so and what
+  its run lacks; ``results/pages.json`` names the run of every workload's pages;
+- ``--all``: every pinned reference and the pages across workloads, and README's blocks;
+- ``--pin RUN_ID``: makes a complete, full run its workload's reference, then ``--all``.
+
+Only ``--all`` and ``--pin`` write README.md. A report is written whole or not at all: every
+write is held until the end (``io.staged``), so a failure leaves every page as it was (exit 3).
+Bad input (a run that is not there, a run of another workload, an incomplete run to publish or
+pin): exit 2, nothing written.
 """
 
 from __future__ import annotations
@@ -15,10 +25,10 @@ import os
 import sys
 from pathlib import Path
 
-from bench.core import paths
+from bench.core import io, paths, pins
 from bench.core.args import OneLineParser, UsageError
 from bench.core.io import write_text_atomic
-from bench.core.schema import SchemaError
+from bench.core.schema import RunStatus, SchemaError
 from bench.measured import workloads
 from bench.measured.modes import MODES
 from bench.report import (
@@ -28,6 +38,7 @@ from bench.report import (
     overview,
     overview_plots,
     plots,
+    provenance,
     readme,
     repro,
     shapes_page,
@@ -37,27 +48,28 @@ from bench.report import (
 README = paths.ROOT / "README.md"
 
 
-def find_run(name, raw: Path) -> Path:
-    """The run folder ``name`` (a run id under ``raw``, or a path); the newest if None."""
-    found = paths.runs(raw)
-    if name is None and found:
-        return found[-1]
-    for candidate in [] if name is None else [Path(raw) / name, Path(name)]:
-        if (candidate / "manifest.json").is_file():
-            return candidate
-    recent = ", ".join(p.name for p in found[-5:]) or "none"
-    what = "no runs" if name is None else f"no run {name!r}"
-    raise UsageError(f"{what} in {str(raw)!r} (recent: {recent})")
+def find_run(name: str, raw: Path) -> Path:
+    """The run folder ``name`` (a run id under ``raw``, or a path); UsageError if not there."""
+    found = paths.find_run(raw, name)
+    if found is None and (Path(name) / "manifest.json").is_file():
+        found = Path(name)
+    if found is None:
+        recent = ", ".join(p.name for p in paths.runs(raw)[-5:]) or "none"
+        raise UsageError(f"no run {name!r} in {str(raw)!r} (recent: {recent})")
+    return found
 
 
 def parser() -> OneLineParser:
     p = OneLineParser(prog="python -m bench.report", description=__doc__.splitlines()[0])
-    p.add_argument("runs", nargs="*", metavar="RUN_ID", help="run id or folder (default: newest)")
-    p.add_argument("--workload", default=paths.DEFAULT_WORKLOAD, help="default clip")
+    p.add_argument(
+        "runs", nargs="*", metavar="RUN_ID", help="run id or folder (default: the pinned one)"
+    )
+    p.add_argument("--workload", help="default: the named run's, else clip")
     p.add_argument("--results-dir", type=Path, help="default results/<workload>/")
     p.add_argument("--plots-dir", type=Path, help="with --publish; default plots/<workload>/")
-    p.add_argument("--publish", action="store_true", help="write the reference report")
-    p.add_argument("--all", action="store_true", help="re-render every workload's reference report")
+    p.add_argument("--publish", action="store_true", help="write the run as its workload's pages")
+    p.add_argument("--all", action="store_true", help="render every pinned reference and README")
+    p.add_argument("--pin", metavar="RUN_ID", help="make a full run its workload's reference")
     return p
 
 
@@ -67,7 +79,7 @@ def _rel(path: Path, here: Path) -> str:
 
 def kind_answers(run, results: Path, others: dict | None = None, publish: bool = True):
     """The answer of ``run``'s kind of state its pages lead with: decided over ``run`` and the
-    reference runs of the other workloads of that kind (``others``, or read from the results
+    runs the other workloads' pages of that kind stand on (``others``, or read from the results
     folder ``results`` belongs to), as README and results/summary.md decide it."""
     kind = answer.kind_of(run.work)
     if others is None:
@@ -90,11 +102,17 @@ def picks(kind) -> dict:
 
 
 def write(
-    run_dir: Path, results: Path, plots_dir: Path | None, publish: bool, others: dict | None = None
+    run_dir: Path,
+    results: Path,
+    plots_dir: Path | None,
+    publish: bool,
+    others: dict | None = None,
+    stands: provenance.Stands | None = None,
 ) -> Path:
     """One workload's report; returns the folder it went to. ``others``: {workload: RunData} of
-    the reference runs (read from the results folder when not given)."""
-    run = load.load(run_dir)
+    the runs the other pages stand on (read from the results folder when not given);
+    ``stands``: the run's provenance, whose notice heads the page when it is not pinned."""
+    run = run_dir if isinstance(run_dir, load.RunData) else load.load(run_dir)
     kind = kind_answers(run, results, others, publish)
     here = results if publish else Path(run.run_dir) / "report"
     plots_dir = (plots_dir or paths.plots_dir(run.workload)) if publish else here / "plots"
@@ -113,20 +131,38 @@ def write(
     if not publish:
         pages = {"Every code shape": "shapes.md"}
     text = summary.render(run, title, [_rel(p, here) for p in images], links, pages, kind)
+    if stands is not None and not stands.pinned:
+        pinned = pins.read(paths.RESULTS_DIR).references.get(run.workload)
+        head, _, rest = text.partition("\n")
+        text = "\n".join([head, "", *provenance.notice(stands, pinned)]) + rest
     write_text_atomic(here / "summary.md", text)
     return here
 
 
-def write_overview(results: Path = paths.RESULTS_DIR, plots_root: Path = paths.PLOTS_DIR) -> None:
-    """The pages across workloads, from the newest run of every workload."""
-    runs = overview.reference_runs(results)
+def write_overview(
+    runs: dict,
+    results: Path = paths.RESULTS_DIR,
+    plots_root: Path = paths.PLOTS_DIR,
+    stands: dict | None = None,
+    with_readme: bool = False,
+) -> None:
+    """The pages across workloads from ``runs`` ({workload: RunData}, the runs the workloads'
+    pages stand on); README's blocks too when ``with_readme`` (the pinned references only)."""
     if not runs:
         return
     links = {w: f"{w}/summary.md" for w in runs}
     answers = readme.kind_answers(runs)
-    overview_plots.answer_figure(runs, answers, plots_root / "answer.png")
+    if overview_plots.answer_figure(runs, answers, plots_root / "answer.png") is None:
+        print("report: the answer figure has nothing to draw (no timed run): not drawn")
     overview_plots.correctness_figure(runs, plots_root / "correctness.png")
-    write_text_atomic(results / "summary.md", overview.summary_page(runs, links))
+    page = overview.summary_page(runs, links)
+    away = [s for s in (stands or {}).values() if not s.pinned]
+    if away:
+        pinned = pins.read(paths.RESULTS_DIR).references
+        head, _, rest = page.partition("\n")
+        notes = [line for s in away for line in provenance.notice(s, pinned.get(s.workload))]
+        page = "\n".join([head, "", *notes]) + rest
+    write_text_atomic(results / "summary.md", page)
     repro_links = {}
     for w, run in runs.items():
         repro_links[w] = {
@@ -136,56 +172,178 @@ def write_overview(results: Path = paths.RESULTS_DIR, plots_root: Path = paths.P
                 r["mode"],
             ): f"repros/{repro.script_name(r['strategy'], r['shape'], r['mode'])}"
             for r in overview.repro_rows(run)
-            if (
+            if io.exists(
                 results / w / "repros" / repro.script_name(r["strategy"], r["shape"], r["mode"])
-            ).is_file()
+            )
         }
     write_text_atomic(results / "findings.md", overview.findings_page(runs, repro_links))
     write_text_atomic(results / "instances.md", instances.render(runs))
-    if results.resolve() == paths.RESULTS_DIR.resolve() and README.is_file():
+    if stands:
+        write_text_atomic(results / provenance.PAGES, provenance.pages_json(stands))
+    if with_readme and README.is_file():
         readme.write(README, readme.blocks(runs, answers))
+
+
+def _checked(run_dir: Path, workload: str | None) -> load.RunData:
+    """The run, loaded; UsageError if it is of another workload than the one asked for."""
+    run = load.load(run_dir)
+    if workload is not None and run.workload != workload:
+        raise UsageError(f"run {run_dir.name!r} is a {run.workload} run, not {workload}")
+    return run
+
+
+def _pin(run_id: str) -> tuple[pins.Pins, str]:
+    """The pins with ``run_id`` as its workload's reference; UsageError unless it is a
+    complete, full run of a workload in results/<workload>/raw/."""
+    from bench.run.plan import Plan
+
+    found = [
+        (w, r)
+        for w in workloads.WORKLOADS
+        if (r := paths.find_run(paths.raw_dir(paths.results_dir(w)), run_id)) is not None
+    ]
+    if not found:
+        raise UsageError(f"no run {run_id!r} in results/<workload>/raw/ to pin")
+    workload, run_dir = found[0]
+    run = _checked(run_dir, workload)
+    why = provenance.why_not_pinnable(
+        Plan.from_dict(run.plan), run.manifest.status, provenance.default_plan(workload)
+    )
+    if why:
+        raise UsageError(f"run {run_id!r} cannot be {workload}'s reference: {why}")
+    old = pins.read()
+    return pins.Pins({**old.references, workload: run_id}, old.releases), workload
+
+
+def _plan_jobs(args) -> tuple[list, bool, pins.Pins | None]:
+    """([(RunData, results folder)], publish?, new pins or None); UsageError on bad input."""
+    if args.pin:
+        if args.runs or args.publish or args.all:
+            raise UsageError("--pin takes one run and no other run, --publish or --all")
+        new, _ = _pin(args.pin)
+        refs = pins.references(workloads=list(workloads.WORKLOADS)) | {
+            w: paths.find_run(paths.raw_dir(paths.results_dir(w)), i)
+            for w, i in new.references.items()
+        }
+        return [(_checked(r, w), paths.results_dir(w)) for w, r in refs.items()], True, new
+    if args.all:
+        if args.runs or args.results_dir:
+            raise UsageError("--all renders the pinned references: it takes no run or folder")
+        refs = pins.references(workloads=list(workloads.WORKLOADS))
+        if not refs:
+            raise UsageError(f"no pinned reference in {pins.file()}")
+        return [(_checked(r, w), paths.results_dir(w)) for w, r in refs.items()], True, None
+    workload = args.workload or paths.DEFAULT_WORKLOAD
+    results = (args.results_dir or paths.results_dir(workload)).resolve()
+    raw = paths.raw_dir(results)
+    if not args.runs:
+        if args.results_dir:
+            raise UsageError(f"name a run of {str(raw)!r} to render (no run is chosen for you)")
+        ref = pins.reference(workload)
+        if ref is None:
+            raise UsageError(f"no pinned {workload} reference in {pins.file()}: name a run")
+        return [(_checked(ref, workload), results)], args.publish, None
+    jobs = []
+    for name in args.runs:
+        where = [(raw, results)]
+        if args.workload is None and args.results_dir is None:  # the run says whose it is
+            where = [(paths.raw_dir(paths.results_dir(w)), paths.results_dir(w)) for w in
+                     workloads.WORKLOADS]  # fmt: skip
+        hits = [(f, r) for rw, r in where if (f := paths.find_run(rw, name)) is not None]
+        run_dir, home = hits[0] if hits else (find_run(name, raw), results)
+        jobs.append((_checked(run_dir, args.workload), home.resolve()))
+    if args.publish:
+        if len(jobs) > 1:
+            raise UsageError("--publish takes one run")
+        run = jobs[0][0]
+        if run.manifest.status != RunStatus.COMPLETE:
+            raise UsageError(
+                f"run {run.manifest.run_id!r} is {RunStatus(run.manifest.status).value}, not "
+                "complete: finish it with `nox -s bench -- --resume` before publishing it"
+            )
+    return jobs, args.publish, None
+
+
+def _render(jobs, publish: bool, new_pins, args) -> None:
+    """Write every page of ``jobs`` (inside the caller's ``io.staged`` block)."""
+    if not publish:
+        for run, results in jobs:
+            here = write(run, results, None, False)
+            print(f"report: wrote {here / 'summary.md'} (with shapes.md, CSVs, plots, repros)")
+        return
+    whole = bool(args.all or args.pin)
+    pinned = (new_pins or pins.read()).references
+    if whole:
+        current = {run.workload: run for run, _ in jobs}
+    elif Path(jobs[0][1]).resolve() != paths.results_dir(jobs[0][0].workload).resolve():
+        run, results = jobs[0]  # a results folder of one's own: its pages only, plots beside
+        others = {w: load.load(r) for w, r in provenance.current_runs().items()}
+        plots_dir = args.plots_dir or Path(results) / "plots"
+        here = write(run, results, plots_dir, True, others)
+        print(f"report: wrote {here / 'summary.md'} (with shapes.md, CSVs, plots, repros)")
+        return
+    else:
+        run, results = jobs[0]
+        current = {
+            w: load.load(r)
+            for w, r in provenance.current_runs(Path(results).parent).items()
+            if w != run.workload
+        }
+        kind = answer.kind_of(run.work)
+        mine = [w for w, r in current.items() if answer.kind_of(r.work) == kind]
+        current[run.workload] = run
+        for w in mine:  # their pages lead with the kind's answer, decided over this run too
+            pin = pins.reference(w, Path(results).parent)
+            current[w] = load.load(pin) if pin is not None else current[w]
+        current = {w: current[w] for w in workloads.WORKLOADS if w in current}
+        jobs = [(current[w], Path(results).parent / w) for w in [*mine, run.workload]]
+    defaults: dict = {}
+    stands = {}
+    for w, r in current.items():
+        if r.manifest.run_id != pinned.get(w):
+            defaults[w] = defaults.get(w) or provenance.default_plan(w)
+        stands[w] = provenance.stands_for(r, pinned.get(w), defaults.get(w))
+    for run, results in jobs:
+        plots_dir = args.plots_dir if (args.plots_dir and not whole) else None
+        if plots_dir is not None and run.workload != jobs[-1][0].workload:
+            plots_dir = None
+        here = write(run, results, plots_dir, True, current, stands[run.workload])
+        print(f"report: wrote {here / 'summary.md'} (with shapes.md, CSVs, plots, repros)")
+    root = Path(jobs[-1][1]).parent
+    mine = root.resolve() == paths.RESULTS_DIR.resolve()
+    plots_root = paths.PLOTS_DIR if mine else root / "plots"
+    write_overview(current, root, plots_root, stands, with_readme=whole)
+    if new_pins is not None:
+        pins.write(new_pins)
+    print(f"report: wrote {root / 'summary.md'} and {root / 'findings.md'}")
 
 
 def main(argv=None) -> int:
     try:
         args = parser().parse_args(sys.argv[1:] if argv is None else argv)
-        if args.workload not in workloads.WORKLOADS:
+        if args.workload is not None and args.workload not in workloads.WORKLOADS:
             raise UsageError(
                 f"unknown workload {args.workload!r} (valid: {', '.join(workloads.WORKLOADS)})"
             )
-        names = list(workloads.WORKLOADS) if args.all else [args.workload]
-        jobs = []
-        for name in names:
-            results = (
-                args.results_dir if args.results_dir and not args.all else paths.results_dir(name)
-            ).resolve()
-            raw = paths.raw_dir(results)
-            if args.all and not paths.runs(raw):
-                continue
-            if args.all:
-                jobs.append((paths.reference(raw), results))
-                continue
-            for run_name in args.runs or [None]:
-                jobs.append((find_run(run_name, raw), results))
-    except UsageError as err:
+        jobs, publish, new_pins = _plan_jobs(args)
+    except (UsageError, pins.PinError, SchemaError) as err:
         print(f"report: error: {err}", file=sys.stderr)
         return 2
-    publish = args.publish or args.all
     try:
-        others = None
-        if args.all and jobs:  # every reference once, for the kinds' answers
-            others = overview.reference_runs(jobs[0][1].parent)
-        for run_dir, results in jobs:
-            plots_dir = None if args.all else args.plots_dir
-            here = write(run_dir, results, plots_dir, publish, others)
-            print(f"report: wrote {here / 'summary.md'} (with shapes.md, CSVs, plots, repros)")
-        if publish:
-            root = jobs[0][1].parent if jobs else paths.RESULTS_DIR
-            write_overview(root, paths.PLOTS_DIR if root == paths.RESULTS_DIR else root / "plots")
-            print(f"report: wrote {root / 'summary.md'} and {root / 'findings.md'}")
-    except SchemaError as err:
-        print(f"report: error: {err}", file=sys.stderr)
+        with io.staged():
+            _render(jobs, publish, new_pins, args)
+    except (pins.PinError, SchemaError) as err:
+        print(f"report: error: {err} (no page was changed)", file=sys.stderr)
         return 2
+    except Exception as err:  # a bug of the suite: nothing was written
+        import traceback
+
+        traceback.print_exc()
+        print(
+            f"report: internal error (a bug of the suite): {err!r}; no page was changed",
+            file=sys.stderr,
+        )
+        return 3
     return 0
 
 

@@ -1,6 +1,7 @@
 """The pages across workloads: ``results/summary.md`` (the answer per mode that holds in every
 workload) and ``results/findings.md`` (every divergence of every workload), rendered from the
-newest reference run of each workload (``reference_runs``); README's blocks are ``readme``."""
+runs each workload's pages stand on (``page_runs``; the pinned references: ``reference_runs``);
+README's blocks are ``readme``."""
 
 from __future__ import annotations
 
@@ -15,14 +16,22 @@ from bench.report.load import RunData, load
 
 
 def reference_runs(results: Path = paths.RESULTS_DIR) -> dict[str, RunData]:
-    """{workload: RunData} of the reference run in each ``results/<workload>/raw/`` (the newest
-    complete one: ``paths.reference``)."""
-    out = {}
-    for name in workloads.WORKLOADS:
-        found = paths.reference(paths.raw_dir(Path(results) / name))
-        if found:
-            out[name] = load(found)
-    return out
+    """{workload: RunData} of the pinned reference of each workload (``results/references.json``
+    of the results folder ``results``, else the committed one): README's and the check tool's
+    answers stand on these, whatever runs a user made since."""
+    from bench.core import pins
+
+    root = Path(results) if pins.file(results).is_file() else paths.RESULTS_DIR
+    found = pins.references(root, list(workloads.WORKLOADS))
+    return {name: load(run) for name, run in found.items()}
+
+
+def page_runs(results: Path = paths.RESULTS_DIR) -> dict[str, RunData]:
+    """{workload: RunData} of the runs the committed pages stand on (``results/pages.json``:
+    a run published in place of a reference, else the pinned reference)."""
+    from bench.report import provenance
+
+    return {w: load(r) for w, r in provenance.current_runs(results).items()}
 
 
 def _modes(runs: dict[str, RunData]) -> list[str]:

@@ -53,7 +53,6 @@ def answer_figure(runs: dict, answers: dict, path: Path) -> Path | None:
     strategy correct in every shape adds to the step of the kind's shown workload, the kind's
     answer thick and labelled with its band (the 95 % interval, or the rounds' quartiles in a
     distribution mode), and a note where the answer's cost cannot be drawn."""
-    from matplotlib.lines import Line2D
     from matplotlib.ticker import LogLocator, NullFormatter
 
     from bench.report import answer
@@ -119,6 +118,22 @@ def answer_figure(runs: dict, answers: dict, path: Path) -> Path | None:
             ax.title.set_fontsize(9)
             ax.grid(True, which="both", alpha=0.3)
             ax.set_ylabel("added per step (µs; linear inside the grey ±10)", fontsize=8)
+    if not handles:  # no timed series anywhere (gate-only runs): each panel says why in words
+        print(f"report: {path.name}: no timed series in any panel: drawn without a legend")
+    else:
+        _strategies_legend(fig, handles, styles)
+    run0 = rows[0][0]["run"]
+    fig.suptitle(
+        "The answer per kind of state and mode · MindSpore "
+        f"{run0.environment.get('mindspore', '?')}",
+        fontsize=10,
+    )
+    return _save(fig, path)
+
+
+def _strategies_legend(fig, handles: dict, styles: dict) -> None:
+    from matplotlib.lines import Line2D
+
     fig.legend(
         handles=[
             Line2D([], [], ls=styles[k]["ls"], marker=styles[k]["marker"], color=styles[k]["color"])
@@ -131,13 +146,6 @@ def answer_figure(runs: dict, answers: dict, path: Path) -> Path | None:
         title="strategies correct in every shape of the workload (the answer thick)",
         title_fontsize=8,
     )
-    run0 = rows[0][0]["run"]
-    fig.suptitle(
-        "The answer per kind of state and mode · MindSpore "
-        f"{run0.environment.get('mindspore', '?')}",
-        fontsize=10,
-    )
-    return _save(fig, path)
 
 
 def correctness_cells(runs: dict) -> tuple[list[str], list[str], dict]:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.core.io import write_bytes_atomic
+from bench.core.io import remove, write_bytes_atomic
 from bench.core.schema import Status
 from bench.measured.discovery import strategy_names
 from bench.measured.modes import label
@@ -389,7 +389,7 @@ def write_all(run, plots_dir: Path, answers: dict) -> list[Path]:
         out.append(cost_vs_size(run, rows, mode, plots_dir / f"cost_vs_size-{mode}.png"))
     written = [p for p in out if p is not None]
     for old in stale(plots_dir, written):
-        old.unlink()  # a plot this run does not draw (say, no valid twin in a mode) is not kept
+        remove(old)  # a plot this run does not draw (say, no valid twin in a mode) is not kept
     return written
 
 

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 from bench.core import paths
+from bench.core.io import write_text_atomic
 from bench.measured import discovery
 from bench.measured.modes import MODES, label
 from bench.report import answer, findings, phrases, words
@@ -211,5 +212,5 @@ def write(readme: Path, rendered: dict[str, list[str]]) -> bool:
     text = readme.read_text()
     new = substitute(text, rendered)
     if new != text:
-        readme.write_text(new)
+        write_text_atomic(readme, new)
     return new != text

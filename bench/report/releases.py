@@ -1,9 +1,9 @@
 """Across MindSpore releases: which verdicts change, and which findings each release shows.
 
 ``python -m bench.report.releases results/releases`` (``nox -s releases``) reads, per release
-and workload, the newest run in ``results/releases/<version>/raw/`` (gate-only runs:
-``nox -s "bench_release(mindspore=X)" -- --gate-only``), and the committed reference run of each
-workload (``results/<workload>/raw``) for the release it ran on, and writes one page. Verdicts,
+and workload, the run ``results/references.json`` pins in ``results/releases/<version>/raw/``
+(gate-only runs: ``nox -s "bench_release(mindspore=X)" -- --gate-only``), and the pinned
+reference run of each workload for the release it ran on, and writes one page. Verdicts,
 not timings: a verdict is what a release computes for a cell, comparable across releases; a
 timing depends on the run's tier and machine load as much as on the release.
 
@@ -20,6 +20,7 @@ from pathlib import Path
 from bench.core import paths
 from bench.core.args import OneLineParser, UsageError
 from bench.core.io import write_text_atomic
+from bench.core.pins import PinError
 from bench.core.schema import Kind, SchemaError
 from bench.measured.modes import label
 from bench.report import fmt, load
@@ -33,12 +34,21 @@ def version_key(version: str) -> tuple:
 
 
 def load_releases(folder: Path, extra=(), problems: list | None = None) -> dict:
-    """{workload: {MindSpore version: run}}: per release folder the newest run of each workload,
-    then each workload's reference run (it wins for its release), then ``extra`` run folders."""
-    candidates = [p for sub in sorted(Path(folder).glob("*/raw")) for p in paths.runs(sub)]
-    references = [paths.reference(paths.raw_dir(paths.results_dir(w))) for w in _workloads()]
+    """{workload: {MindSpore version: run}}: the pinned release runs (``results/references.json``:
+    ``releases``; ``folder`` is their ``results/releases/``; a folder with nothing pinned: its
+    runs), then each workload's pinned reference (it wins for its release), then ``extra``."""
+    from bench.core import pins
+
+    root = Path(folder).parent
+    root = root if pins.file(root).is_file() else paths.RESULTS_DIR
+    pinned = pins.release_runs(root)
+    if pinned:
+        candidates = [r for by in pinned.values() for r in by.values()]
+    else:  # a release folder of one's own, nothing pinned: every run in it (the newest wins)
+        candidates = [p for sub in sorted(Path(folder).glob("*/raw")) for p in paths.runs(sub)]
+    references = list(pins.references(root, _workloads()).values())
     found: dict[str, dict[str, load.RunData]] = {}
-    for run_dir in [*candidates, *(r for r in references if r), *map(Path, extra)]:
+    for run_dir in [*candidates, *references, *map(Path, extra)]:
         try:
             run = load.load(run_dir)
         except SchemaError as err:  # a run of an older suite: named, not compared
@@ -46,7 +56,7 @@ def load_releases(folder: Path, extra=(), problems: list | None = None) -> dict:
                 problems.append(f"{run_dir}: {err}")
             continue
         version = run.environment.get("mindspore") or run_dir.parent.parent.name
-        found.setdefault(run.workload, {})[version] = run  # later (newer, reference) wins
+        found.setdefault(run.workload, {})[version] = run  # later (reference, extra) wins
     return {
         w: dict(sorted(by.items(), key=lambda kv: version_key(kv[0])))
         for w, by in sorted(found.items())
@@ -218,7 +228,7 @@ def main(argv=None) -> int:
         runs = load_releases(args.folder, args.run, problems)
         if not runs:
             raise UsageError(f"no runs under {str(args.folder)!r}/<version>/raw")
-    except UsageError as err:
+    except (UsageError, PinError) as err:
         print(f"releases: error: {err}", file=sys.stderr)
         return 2
     out = args.out or args.folder.with_suffix(".md")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from bench.core.io import write_text_atomic
+from bench.core.io import remove, write_text_atomic
 from bench.core.rundir import parse_verdict_name, verdict_name
 from bench.core.schema import Status
 from bench.measured import discovery
@@ -99,10 +99,9 @@ def write(run: RunData, rows: list[dict], out_dir: Path) -> dict:
     """Write the scripts of ``rows`` (verdict rows); {(strategy, shape, mode): relative path}.
     Scripts written earlier into ``out_dir`` are removed first (and an old bundle module)."""
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     for old in out_dir.glob("*.py"):
         if old.read_text(errors="replace").startswith(HEADER):
-            old.unlink()
+            remove(old)
     links = {}
     for row in rows:
         key = (row["strategy"], row["shape"], row["mode"])

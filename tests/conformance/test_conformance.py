@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.core import expected, paths, verdicts
+from bench.core import expected, pins, verdicts
 from bench.core.paths import PLOTS_DIR, RESULTS_DIR, ROOT
 from bench.core.records import Records
 from bench.core.schema import Kind, signature
@@ -257,21 +257,23 @@ def test_every_committed_report_is_what_its_raw_data_renders_to_today(tmp_path):
         raw = RESULTS_DIR / w / "raw"
         if raw.is_dir():
             shutil.copytree(raw, results / w / "raw")
-    from bench.report import main
+    shutil.copy(RESULTS_DIR / "references.json", results / "references.json")
+    shutil.copy(RESULTS_DIR / "pages.json", results / "pages.json")
+    from bench.report import main, overview, provenance, readme, releases
 
-    for w in workloads.WORKLOADS:
-        if (results / w / "raw").is_dir():
-            assert main.write(
-                paths.reference(results / w / "raw"), results / w, plots / w, publish=True
-            )
-    main.write_overview(results, plots)
-    from bench.report import overview, readme, releases
+    runs = overview.page_runs(results)  # the runs the committed pages stand on
+    stands = {
+        w: provenance.stands_for(r, pins.read(results).references.get(w)) for w, r in runs.items()
+    }
+    for w, run in runs.items():
+        assert main.write(run, results / w, plots / w, True, runs, stands[w])
+    main.write_overview(runs, results, plots, stands)
 
     if (RESULTS_DIR / "releases").is_dir():  # the committed release runs and the references
         out = results / "releases.md"
         assert releases.main([str(RESULTS_DIR / "releases"), "--out", str(out)]) == 0
 
-    runs = overview.reference_runs(results)
+    runs = overview.reference_runs(results)  # README: the pinned references
     choices = readme.kind_answers(runs)
     text = (ROOT / "README.md").read_text()
     for name, lines in readme.blocks(runs, choices).items():
@@ -300,7 +302,7 @@ def test_a_twin_grows_with_the_state_as_its_subject_does():
     removed would stay flat, and every update would look hundreds of times its cost)."""
     from bench.report import load
 
-    reference = paths.reference(RESULTS_DIR / "ema" / "raw")
+    reference = pins.reference("ema")
     assert reference, "the EMA reference run is committed"
     run = load.load(reference)
     checked = 0

@@ -150,22 +150,6 @@ def test_right_in_one_process_and_raising_in_another_is_silently_wrong():
     assert f.status == Status.INCORRECT and f.kind == "differs between processes"
 
 
-def test_the_reference_is_the_newest_complete_run_that_published(tmp_path):
-    from bench.core import paths
-
-    for run_id, status, publish in (
-        ("20260101T000000Z-aaaa", "complete", True),
-        ("20260102T000000Z-bbbb", "complete", False),  # a subset or --quick run
-        ("20260103T000000Z-cccc", "running", True),  # still going (or killed)
-    ):
-        (tmp_path / run_id).mkdir()
-        (tmp_path / run_id / "manifest.json").write_text(
-            json.dumps({"run_id": run_id, "status": status, "publish": publish})
-        )
-    assert paths.reference(tmp_path).name == "20260101T000000Z-aaaa"
-    assert paths.reference(tmp_path / "none") is None
-
-
 @pytest.mark.parametrize(
     "message, comparable",
     [

@@ -64,7 +64,7 @@ def written(tmp_path_factory):
     """The fixture run's report, written as a run's own report."""
     results = tmp_path_factory.mktemp("results")
     shutil.copytree(RUN, results / "raw" / RUN.name)
-    assert main.main(["--results-dir", str(results)]) == 0
+    assert main.main([RUN.name, "--results-dir", str(results)]) == 0
     return results / "raw" / RUN.name / "report"
 
 
@@ -125,7 +125,7 @@ def test_the_plots_are_written_with_provenance(run, tmp_path, monkeypatch):
         return path
 
     monkeypatch.setattr(plots, "_save", capture)
-    main.main(["--results-dir", str(_copy(tmp_path))])
+    assert main.main([RUN.name, "--results-dir", str(_copy(tmp_path))]) == 0
     assert {"support.png", "added-graph.png", "step_time-pynative.png"} <= set(texts)
     for name, lines in texts.items():
         assert any(plots.provenance(run) in line for line in lines), name
@@ -204,15 +204,19 @@ def test_damaged_files_are_named_and_skipped(run_copy):
 def test_another_schema_is_refused_in_one_line(run_copy, capsys, version, words_):
     manifest = json.loads((run_copy / "manifest.json").read_text())
     (run_copy / "manifest.json").write_text(json.dumps({**manifest, "schema_version": version}))
-    assert main.main(["--results-dir", str(run_copy.parent.parent)]) == 2
+    assert main.main([run_copy.name, "--results-dir", str(run_copy.parent.parent)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("report: error:") and words_ in err and err.count("\n") == 1
 
 
 def test_report_errors_are_one_line(tmp_path, capsys):
+    """A folder of one's own: the run must be named (none is chosen as "the newest")."""
     assert main.main(["--results-dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("report: error: no runs") and err.count("\n") == 1
+    assert err.startswith("report: error: name a run") and err.count("\n") == 1
+    assert main.main(["20260101T000000Z-none", "--results-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("report: error: no run '20260101T000000Z-none'") and "recent" in err
 
 
 def test_a_page_uses_only_defined_words(written):

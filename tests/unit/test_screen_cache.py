@@ -154,9 +154,10 @@ def test_a_run_this_suite_cannot_read_is_skipped(tmp_path):
 
 
 def _reference_runs():
-    from bench.core.paths import ROOT
+    from bench.core import pins
 
-    return sorted(p.parent.parent for p in ROOT.glob("results/*/raw/*/prepare/selection.json"))
+    refs = pins.references().values()  # the pinned references, not whatever runs lie beside them
+    return sorted(p for p in refs if (p / "prepare" / "selection.json").is_file())
 
 
 @pytest.mark.parametrize("reference", _reference_runs(), ids=lambda p: p.parts[-3])

@@ -1,0 +1,139 @@
+"""Which run a page stands on, and what that run lacks against a full default run of its
+workload: the pure rules behind ``nox -s report``'s choices (tested with hand-made plans).
+
+``results/pages.json`` names the run each workload's pages were rendered from (the pinned
+reference, or a run published in its place); the pages across workloads read the same runs, so
+a page and the overview never stand on different runs.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.core import paths, pins
+from bench.core.schema import RunStatus
+
+PAGES = "pages.json"
+SCHEMA_VERSION = 1
+
+
+def default_plan(workload: str):
+    """The plan of ``nox -s bench -- --workload W`` with this checkout's strategies."""
+    from bench.cli import make_plan, parser
+    from bench.measured import workloads
+
+    return make_plan(parser().parse_args(["--workload", workload]), workloads.get(workload))
+
+
+def lacks(plan, status: str, default) -> list[str]:
+    """What a run of ``plan`` (ended with ``status``) lacks against the full run ``default``, in
+    short phrases, most important first; [] for a complete full run."""
+    out = []
+    if str(status) != RunStatus.COMPLETE.value:
+        out.append(f"it did not finish (status {RunStatus(status).value})")
+    if plan.gate_only:
+        out.append("no timings (a gate-only run): no costs")
+    elif plan.precision.tier == "quick":
+        out.append("the --quick tier: one timing process, wider intervals")
+    for what, mine, full in (
+        ("strategies", plan.strategies, default.strategies),
+        ("modes", plan.modes, default.modes),
+        ("sizes", plan.batch_sizes, default.batch_sizes),
+    ):
+        missing = [str(x) for x in full if x not in set(mine)]
+        if missing:
+            out.append(f"{what} not run: {', '.join(missing)}")
+    if plan.shapes is not None:
+        out.append(f"only {len(plan.shapes)} shape(s): {', '.join(plan.shapes)}")
+    return out
+
+
+def why_not_pinnable(plan, status: str, default) -> str | None:
+    """Why a run cannot become its workload's reference (None: it can): only a complete, full
+    run at the default tier or better."""
+    missing = lacks(plan, status, default)
+    return "; ".join(missing) if missing else None
+
+
+@dataclass(frozen=True)
+class Stands:
+    """The run one workload's pages stand on."""
+
+    workload: str
+    run: str  # run id
+    pinned: bool  # the run results/references.json names
+    lacks: tuple = ()
+
+    def to_dict(self) -> dict:
+        return {"run": self.run, "pinned": self.pinned, "lacks": list(self.lacks)}
+
+
+def notice(stands: Stands, pinned_id: str | None) -> list[str]:
+    """The lines a page carries when its run is not the pinned reference (none when it is)."""
+    if stands.pinned:
+        return []
+    ref = f"the pinned reference `{pinned_id}`" if pinned_id else "no pinned reference"
+    lines = [f"> **Not the reference.** This page stands on run `{stands.run}`, not on {ref}."]
+    if stands.lacks:
+        lines.append(f"> It lacks: {'; '.join(stands.lacks)}.")
+    lines.append("> `nox -s report -- --all` renders the pinned references again.")
+    return [*lines, ""]
+
+
+def read_pages(root: Path = paths.RESULTS_DIR) -> dict[str, str]:
+    """{workload: run id} of ``results/pages.json`` ({} if absent or unreadable)."""
+    try:
+        data = json.loads((Path(root) / PAGES).read_text(encoding="utf-8"))
+        return {w: v["run"] for w, v in data.get("workloads", {}).items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
+def pages_json(stands: dict[str, Stands]) -> str:
+    data = {
+        "schema_version": SCHEMA_VERSION,
+        "workloads": {w: stands[w].to_dict() for w in sorted(stands)},
+    }
+    return json.dumps(data, indent=1) + "\n"
+
+
+def current_runs(root: Path = paths.RESULTS_DIR, workloads=None) -> dict[str, Path]:
+    """{workload: run folder} the committed pages stand on: each workload's run in
+    ``pages.json`` while it is still there, else its pinned reference."""
+    from bench.measured import workloads as known
+
+    names = list(workloads or known.WORKLOADS)
+    out = pins.references(root, names)
+    for w, run_id in read_pages(root).items():
+        if w in names:
+            found = paths.find_run(paths.raw_dir(Path(root) / w), run_id)
+            if found is not None:
+                out[w] = found
+    return {w: out[w] for w in names if w in out}
+
+
+def stands_for(run, pinned_id: str | None, default=None) -> Stands:
+    """The ``Stands`` of a loaded run (``default``: the workload's full plan, computed if None)."""
+    from bench.run.plan import Plan
+
+    run_id = run.manifest.run_id
+    if run_id == pinned_id:
+        return Stands(run.workload, run_id, True)
+    default = default or default_plan(run.workload)
+    plan = Plan.from_dict(run.plan)
+    return Stands(run.workload, run_id, False, tuple(lacks(plan, run.manifest.status, default)))
+
+
+__all__ = [
+    "Stands",
+    "current_runs",
+    "default_plan",
+    "lacks",
+    "notice",
+    "pages_json",
+    "read_pages",
+    "stands_for",
+    "why_not_pinnable",
+]

@@ -1,0 +1,129 @@
+"""The pinned runs (results/references.json) and what a run lacks: hand-made manifests and
+plans, no MindSpore."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from bench.core import pins
+from bench.run.plan import Plan, Precision
+
+FULL = Plan(
+    workload="clip",
+    strategies=("assign", "index_add", "set_data"),
+    modes=("graph", "pynative"),
+    batch_sizes=(8, 64),
+    strategies_dir="strategies",
+    precision=Precision(tier="default"),
+)
+
+
+def _run(raw, run_id, **manifest):
+    (raw / run_id).mkdir(parents=True)
+    data = {"run_id": run_id, "status": "complete", **manifest}
+    (raw / run_id / "manifest.json").write_text(json.dumps(data))
+
+
+def test_the_pinned_run_wins_over_newer_gate_only_and_quick_runs(tmp_path):
+    raw = tmp_path / "clip" / "raw"
+    _run(raw, "20260101T000000Z-aaaa")
+    _run(raw, "20260102T000000Z-gate", plan={"gate_only": True})  # README's add-a-strategy flow
+    _run(raw, "20260103T000000Z-quik", plan={"precision": {"tier": "quick"}})
+    pins.write(pins.Pins({"clip": "20260101T000000Z-aaaa"}), tmp_path)
+    assert pins.reference("clip", tmp_path) == raw / "20260101T000000Z-aaaa"
+    assert pins.references(tmp_path) == {"clip": raw / "20260101T000000Z-aaaa"}
+    assert pins.reference("brn", tmp_path) is None  # pins nothing for brn
+
+
+def test_a_missing_pinned_run_is_named(tmp_path):
+    pins.write(pins.Pins({"ema": "20260101T000000Z-gone"}), tmp_path)
+    with pytest.raises(pins.PinError, match="20260101T000000Z-gone"):
+        pins.references(tmp_path)
+    pins.write(pins.Pins({}, {"2.9.0": {"brn": "20260101T000000Z-away"}}), tmp_path)
+    with pytest.raises(pins.PinError, match=r"2\.9\.0 brn release run '20260101T000000Z-away'"):
+        pins.release_runs(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("{not json", "cannot read"),
+        ("[1, 2]", "not a JSON object"),
+        ('{"schema_version": 9, "references": {}}', "schema_version 9"),
+        ('{"schema_version": 1, "references": {"clip": 3}}', "'references' must map"),
+        ('{"schema_version": 1, "references": {}, "releases": {"2.9.0": "x"}}', "'releases'"),
+    ],
+)
+def test_an_unreadable_pins_file_is_refused_with_the_reason(tmp_path, text, reason):
+    pins.file(tmp_path).write_text(text)
+    with pytest.raises(pins.PinError, match=reason):
+        pins.read(tmp_path)
+
+
+def test_pins_round_trip_and_a_folder_without_the_file_pins_nothing(tmp_path):
+    assert pins.read(tmp_path) == pins.Pins()
+    made = pins.Pins({"kvcache": "b", "brn": "a"}, {"2.8.0": {"ema": "c"}})
+    pins.write(made, tmp_path)
+    assert pins.read(tmp_path) == made
+    assert list(json.loads(pins.file(tmp_path).read_text())["references"]) == ["brn", "kvcache"]
+
+
+def test_the_committed_pins_name_committed_runs_of_their_workloads():
+    from bench.measured import workloads
+
+    refs = pins.references()
+    assert set(refs) == set(workloads.WORKLOADS)
+    for w, run in refs.items():
+        assert json.loads((run / "manifest.json").read_text())["plan"]["workload"] == w
+    for version, by in pins.release_runs().items():
+        for w, run in by.items():
+            manifest = json.loads((run / "manifest.json").read_text())
+            assert (manifest["plan"]["workload"], manifest["environment"]["mindspore"]) == (
+                w,
+                version,
+            )
+
+
+# --- what a run lacks, and what may be pinned ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "changes, status, lacks",
+    [
+        ({}, "complete", []),
+        ({"strategies": (*FULL.strategies, "mine")}, "complete", []),  # more is not less
+        ({"gate_only": True}, "complete", ["no timings (a gate-only run): no costs"]),
+        (
+            {"precision": Precision(tier="quick")},
+            "complete",
+            ["the --quick tier: one timing process, wider intervals"],
+        ),
+        ({"strategies": ("assign",)}, "complete", ["strategies not run: index_add, set_data"]),
+        ({"modes": ("graph",), "batch_sizes": (8,)}, "complete",
+         ["modes not run: pynative", "sizes not run: 64"]),  # fmt: skip
+        ({"shapes": ("plain",)}, "complete", ["only 1 shape(s): plain"]),
+        ({}, "interrupted", ["it did not finish (status interrupted)"]),
+    ],
+)
+def test_what_a_run_lacks_against_a_full_run(changes, status, lacks):
+    from bench.report import provenance
+
+    plan = replace(FULL, **changes)
+    assert provenance.lacks(plan, status, FULL) == lacks
+    assert (provenance.why_not_pinnable(plan, status, FULL) is None) == (not lacks)
+
+
+def test_a_page_not_on_its_pinned_run_says_so_and_what_it_lacks():
+    from bench.report import provenance
+
+    pinned = provenance.Stands("clip", "r1", True)
+    assert provenance.notice(pinned, "r1") == []
+    mine = provenance.Stands("clip", "r2", False, ("no timings (a gate-only run): no costs",))
+    text = "\n".join(provenance.notice(mine, "r1"))
+    assert "`r2`" in text and "`r1`" in text and "no timings" in text
+    data = json.loads(provenance.pages_json({"clip": mine, "brn": pinned}))
+    assert data["workloads"]["clip"] == {"run": "r2", "pinned": False, "lacks": list(mine.lacks)}
+    assert list(data["workloads"]) == ["brn", "clip"]
