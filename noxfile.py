@@ -101,7 +101,7 @@ def conformance(session: nox.Session) -> None:
 
 @nox.session
 def report(session: nox.Session) -> None:
-    """Rebuild a run's report (default: the newest run; --publish for the reference report)."""
+    """Render a run's report (default: the pinned reference; --publish, --all, --pin RUN_ID)."""
     _install(session, "measure", "report")  # MindSpore: repro scripts are rendered from strategies
     session.run("python", "-m", "bench.report", *session.posargs)
 

@@ -82,3 +82,11 @@ def anchor(title: str) -> str:
     """The id GitHub gives a heading (lowercase, spaces to dashes, punctuation dropped)."""
     keep = "".join(ch for ch in title.lower() if ch.isalnum() or ch in " -_")
     return keep.replace(" ", "-")
+
+
+def command(text: str) -> str:
+    """A run's command as a page prints it: a folder given as an absolute path becomes ``DIR``
+    (a page names no path of the machine that made the run)."""
+    import re
+
+    return re.sub(r"(--[\w-]*dir[ =])(?:/|[A-Za-z]:[\\/])\S*", r"\1DIR", text)

@@ -208,7 +208,7 @@ def _provenance(runs) -> list[str]:
             w,
             f"`{r.manifest.run_id}`",
             r.tier,
-            f"`{r.manifest.command}`",
+            f"`{fmt.command(r.manifest.command)}`",
             f"`{r.manifest.suite_commit or '?'}`",
             f"{sum(r.manifest.phases.values()) / 60:.1f} min"
             + (

@@ -164,7 +164,9 @@ def runs_block(runs: dict[str, RunData]) -> list[str]:
         phases = {k: v / 60 for k, v in m.phases.items()}
         load = f"{r.load['max']:.2f}" if r.load else "–"
         spent = [f"{phases.get(p, 0):.1f} min" for p in ("gate", "prepare", "time")]
-        rows.append([f"`{m.command}`", r.tier, *spent, f"{sum(phases.values()):.1f} min", load])
+        rows.append(
+            [f"`{fmt.command(m.command)}`", r.tier, *spent, f"{sum(phases.values()):.1f} min", load]
+        )
     head = ["command", "tier", "gate", "prepare", "time", "total", "others' CPU (max)"]
     return fmt.table(head, rows)[:-1]
 

@@ -202,7 +202,7 @@ def render(by_workload: dict, problems: list) -> str:
             ]
     rows = [
         [v, w, f"`{r.manifest.run_id}`", r.tier, r.manifest.suite_commit or "?",
-         f"`{r.manifest.command}`"]
+         f"`{fmt.command(r.manifest.command)}`"]
         for w, runs in by_workload.items()
         for v, r in runs.items()
     ]  # fmt: skip

@@ -27,7 +27,7 @@ def provenance_line(run: RunData) -> str:
     return (
         f"Run `{m.run_id}` ({m.status}, {run.tier} tier) · MindSpore {env.get('mindspore', '?')} "
         f"on {env.get('cpu', '?')} ({env.get('cpu_count', '?')} CPUs) · {str(m.started)[:10]} · "
-        f"`{m.command}` · {reused_gate(run)}{quiet} · [provenance](#provenance)"
+        f"`{fmt.command(m.command)}` · {reused_gate(run)}{quiet} · [provenance](#provenance)"
     )
 
 
@@ -235,7 +235,7 @@ def _provenance(run: RunData) -> list[str]:
     facts = [
         ["run", f"`{m.run_id}` ({m.status}), started {m.started}, finished {m.finished or '–'}"],
         ["wall time per phase", ", ".join(f"{k} {v:.0f} s" for k, v in m.phases.items()) or "–"],
-        ["command", f"`{m.command}`"],
+        ["command", f"`{fmt.command(m.command)}`"],
         [
             "tier (planned)",
             f"{p.get('tier')}: {p.get('processes')} processes × {p.get('rounds')} rounds "

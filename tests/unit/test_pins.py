@@ -102,8 +102,11 @@ def test_the_committed_pins_name_committed_runs_of_their_workloads():
             ["the --quick tier: one timing process, wider intervals"],
         ),
         ({"strategies": ("assign",)}, "complete", ["strategies not run: index_add, set_data"]),
-        ({"modes": ("graph",), "batch_sizes": (8,)}, "complete",
-         ["modes not run: pynative", "sizes not run: 64"]),  # fmt: skip
+        (
+            {"modes": ("graph",), "batch_sizes": (8,)},
+            "complete",
+            ["modes not run: pynative", "sizes not run: 64"],
+        ),
         ({"shapes": ("plain",)}, "complete", ["only 1 shape(s): plain"]),
         ({}, "interrupted", ["it did not finish (status interrupted)"]),
     ],
@@ -127,3 +130,21 @@ def test_a_page_not_on_its_pinned_run_says_so_and_what_it_lacks():
     data = json.loads(provenance.pages_json({"clip": mine, "brn": pinned}))
     assert data["workloads"]["clip"] == {"run": "r2", "pinned": False, "lacks": list(mine.lacks)}
     assert list(data["workloads"]) == ["brn", "clip"]
+
+
+def test_no_committed_page_names_a_path_of_the_machine_that_made_it():
+    """README's runs table printed the reference machine's scratch folder (`/work/scratch/...`)."""
+    import re
+    import subprocess
+
+    from bench.core.paths import ROOT
+
+    tracked = subprocess.run(["git", "ls-files", "*.md"], cwd=ROOT, capture_output=True,
+                             text=True, check=True).stdout.split()  # fmt: skip
+    absolute = re.compile(r"(?<![\w.~/])/(?:work|home|root|tmp|Users|mnt|opt)/[\w.-]+")
+    found = [
+        f"{name}: {m.group(0)}"
+        for name in tracked
+        for m in absolute.finditer((ROOT / name).read_text(encoding="utf-8", errors="replace"))
+    ]
+    assert not found, found[:5]
