@@ -142,3 +142,45 @@ def test_a_pinned_run_that_is_missing_is_named(checkout, tmp_path):
     shutil.copytree(checkout, root, ignore=shutil.ignore_patterns("raw"))
     done = report(root, "--all")
     assert done.returncode == 2 and RUN.name in done.stderr and "is not in" in done.stderr
+
+
+def test_readmes_add_a_strategy_flow_ends_with_complete_pages(checkout, tmp_path):
+    """README's flow with the stand-in worker (no MindSpore): a gate-only check of every
+    workload, a timed subset, then a run published as clip's pages. Gate-only runs now lie beside
+    the pinned reference (before, the next report took them as the newest runs and crashed, exit
+    3); every step ends 0 or 1 (an unrecorded verdict), none 3; README and the pins never change."""
+    from tests.unit.test_runner import FAKE, FIXTURES, SHAPE
+
+    root = tmp_path / "c"
+    shutil.copytree(checkout, root)
+    shutil.copy(FIXTURES / "e2e_strategies" / "good.py", root / "strategies" / "my_strategy.py")
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(FIXTURES / "no_mindspore"), str(root)]),
+        "BENCH_WORKER": str(FAKE),
+    }
+    fixed = ["--expected-dir", str(tmp_path / "expected"), "--modes", "pynative"]
+    readme, refs = (root / "README.md").read_bytes(), (root / "results/references.json")
+    pinned = refs.read_bytes()
+
+    def bench(*args):
+        done = subprocess.run([sys.executable, "-m", "bench", *args, *fixed], cwd=root, env=env,
+                              capture_output=True, text=True, timeout=600)  # fmt: skip
+        assert done.returncode in (0, 1), done.stdout[-3000:] + done.stderr[-3000:]
+        assert (root / "README.md").read_bytes() == readme and refs.read_bytes() == pinned
+        return done
+
+    page = (root / "results" / "clip" / "summary.md").read_bytes()
+    bench("--gate-only", "--strategies", "my_strategy")  # every workload, as README says
+    for w in ("clip", "brn", "kvcache", "ema"):
+        assert list((root / "results" / w / "raw").glob("*/gate")), w
+    assert (root / "results" / "clip" / "summary.md").read_bytes() == page  # no report
+    quick = bench("--strategies", "my_strategy", "--quick", "--shapes", SHAPE)
+    assert (root / "results" / "clip" / "summary.md").read_bytes() == page  # its own folder
+    assert "report: wrote" in quick.stdout and "/report/summary.md" in quick.stdout
+    bench("--strategies", "my_strategy", "--shapes", SHAPE, "--publish")
+    text = (root / "results" / "clip" / "summary.md").read_text()
+    assert "Not the reference" in text and "strategies not run" not in text.split("\n")[0]
+    stands = json.loads((root / "results" / "pages.json").read_text())["workloads"]["clip"]
+    assert not stands["pinned"] and stands["run"] != RUN.name
+    assert (root / "results" / "summary.md").is_file() and (root / "plots/answer.png").is_file()
