@@ -180,8 +180,13 @@ def write_overview(
     write_text_atomic(results / "instances.md", instances.render(runs))
     if stands:
         write_text_atomic(results / provenance.PAGES, provenance.pages_json(stands))
-    if with_readme and README.is_file():
-        readme.write(README, readme.blocks(runs, answers))
+    if with_readme:  # the pinned references: what README and the decisions file stand on
+        from bench.report import decisions
+
+        made = decisions.decide(runs, answers)
+        write_text_atomic(results / "decisions.json", decisions.to_json(made, runs))
+        if README.is_file():
+            readme.write(README, readme.blocks(runs, answers))
 
 
 def _checked(run_dir: Path, workload: str | None) -> load.RunData:

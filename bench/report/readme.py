@@ -171,6 +171,26 @@ def runs_block(runs: dict[str, RunData]) -> list[str]:
     return fmt.table(head, rows)[:-1]
 
 
+def first_block(runs: dict[str, RunData], answers: dict) -> list[str]:
+    """README's first screen: Batch Renormalization's write in GRAPH_MODE as code, then what to
+    write, what to avoid and what it costs per kind of state × mode (``decisions``)."""
+    from bench.report import decisions
+
+    out = []
+    small = answers.get("small", {}).get("graph")
+    where = SNIPPET_FROM["small"]
+    if small and small[0].strategy and where in runs:
+        code = phrases.snippet(runs[where], small[0].strategy)
+        if code is not None:
+            out += [*code.markdown(""), ""]
+    table = decisions.first_screen(decisions.decide(runs, answers))
+    lead = (
+        "What to write in each mode, what to avoid there (what goes wrong with it) and what the "
+        "write adds to a step ([as data](results/decisions.json)):"
+    )
+    return [*out, lead, "", *table]
+
+
 def blocks(
     runs: dict[str, RunData], answers: dict, text: str | None = None
 ) -> dict[str, list[str]]:
@@ -185,6 +205,7 @@ def blocks(
     done = {t for t in words.COINED if any(words.defines(line, t) for line in above)}
     answers_lines = words.link_first("\n".join(answers_block(runs, answers)), done=done)
     out = {
+        "first": first_block(runs, answers),
         "answers": answers_lines.split("\n"),
         "findings": findings_block(runs),
         "runs": runs_block(runs),

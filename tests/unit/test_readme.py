@@ -43,9 +43,32 @@ def test_every_number_block_is_what_the_committed_reports_render_to():
 
     runs = overview.reference_runs(RESULTS_DIR)
     blocks = readme.blocks(runs, readme.kind_answers(runs))
-    assert set(blocks) == {"answers", "findings", "runs", "contract", "glossary"}
+    assert set(blocks) == {"first", "answers", "findings", "runs", "contract", "glossary"}
     for name, lines in blocks.items():
         begin, end = readme.markers(name)
         assert README.count(begin) == 1 and README.count(end) == 1, name
         inside = README.split(begin, 1)[1].split(end, 1)[0]
         assert inside == "\n" + "\n".join(lines) + "\n", name
+
+
+def test_the_first_screen_shows_code_the_snippet_test_runs_and_no_coined_term_before_it():
+    """README's first snippet is the GRAPH_MODE small-Parameter answer's code as the answers
+    block prints it (tests/ms/test_snippets.py runs that one), within README's first 40 lines,
+    and nothing before it needs the glossary."""
+    import re
+
+    from bench.report import readme, words
+
+    begin, end = readme.markers("first")
+    first = README.split(begin, 1)[1].split(end, 1)[0]
+    code = re.search(r"```python\n(.*?)\n```", first, re.S)
+    assert code, "README's first block has no snippet"
+    answers = README.split("<!-- answers:begin", 1)[1].split("<!-- answers:end -->", 1)[0]
+    graph = answers.split("- **GRAPH_MODE**", 1)[1].split("- **", 1)[0]
+    indented = "\n".join(f"  {line}" if line else "" for line in code.group(1).splitlines())
+    assert indented in graph
+    lines = README.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("```python"))
+    assert at < 40
+    before = "\n".join(lines[:at]).lower()
+    assert not [t for t in words.COINED if re.search(rf"\b{re.escape(t.lower())}\b", before)]
