@@ -64,6 +64,7 @@ class Decision:
     cost: str  # what it adds at the kind's largest size, in the pages' words
     nearest: Failure | None = None  # with no answer: the candidate correct in most shapes
     avoid: tuple = field(default_factory=tuple)  # Failure, first tried first
+    host: bool = False  # the write is host-side code (a custom strategy), then ``api``
 
 
 def _failure(runs: dict, kind: str, mode: str, strategy: str) -> Failure:
@@ -136,18 +137,19 @@ def decide(runs: dict, answers: dict) -> list[Decision]:
             else:
                 mine_f = next((f for f in failures if f.strategy == choice.strategy), None)
                 nearest = mine_f if mine_f and mine_f.works < mine_f.gated else None
-            api = runs[where].manifest.strategies.get(choice.strategy or "", {}).get("api", "")
+            facts = runs[where].manifest.strategies.get(choice.strategy or "", {})
             out.append(
                 Decision(
                     kind=kind,
                     mode=mode,
                     write=choice.strategy,
-                    api=api,
+                    api=facts.get("api", ""),
                     decided=bool(choice.decided),
                     why=choice.short or choice.why or "",
                     cost=_cost(runs, kind, mode, choice.strategy, where),
                     nearest=nearest,
                     avoid=avoid,
+                    host=bool(facts.get("custom")),
                 )
             )
     return out
@@ -179,9 +181,12 @@ def from_json(text: str) -> list[Decision]:
     return out
 
 
-def _api(f: Failure | None, api: str = "", strategy: str = "") -> str:
-    name = (f.api if f else api) or (f.strategy if f else strategy)
-    return f"`{name.removeprefix('mindspore.')}`"
+def _api(f: Failure | None, api: str = "", strategy: str = "", shared=()) -> str:
+    """An API as a user writes it (``ops.Assign``); the strategy's name beside it where the API
+    alone does not say which way of writing is meant (``shared``: APIs named more than once)."""
+    api, strategy = (f.api, f.strategy) if f else (api, strategy)
+    name = f"`{(api or strategy).removeprefix('mindspore.')}`"
+    return f"{name} as `{strategy}`" if api and api in shared else name
 
 
 def first_screen(decisions: list[Decision], shown: int = 4) -> list[str]:
@@ -198,10 +203,15 @@ def first_screen(decisions: list[Decision], shown: int = 4) -> list[str]:
                 f"; nearest {_api(near)}: {near.works} of {near.gated} shapes" if near else ""
             )
         else:
-            write = _api(None, d.api, d.write) + ("" if d.decided else " (not decided)")
+            write = _api(None, d.api, d.write)
+            if d.host:
+                write = f"`{d.write}`: host-side code, then {write}"
+            write += "" if d.decided else " (not decided)"
             if d.nearest:
                 write += f"; fails in {len(d.nearest.shapes)} of {d.nearest.gated} shapes"
-        avoid = ", ".join(f"{_api(f)} ({f.what})" for f in d.avoid[:shown])
+        apis = Counter(f.api for f in d.avoid)
+        shared = {a for a, n in apis.items() if n > 1}
+        avoid = ", ".join(f"{_api(f, shared=shared)} ({f.what})" for f in d.avoid[:shown])
         more = len(d.avoid) - shown
         avoid += f", {more} more" if more > 0 else ""
         what = answer.KINDS[d.kind].split(" every step")[0]

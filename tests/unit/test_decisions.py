@@ -84,6 +84,16 @@ def test_the_first_screen_says_write_exceptions_avoid_and_cost_in_one_row_each()
     assert "`ops.Assign` (not decided); fails in 2 of 50 shapes" in rows[3]
     assert "none correct in every shape; nearest `ops.assign_add`: 46 of 50 shapes" in rows[4]
     assert "`ops.s3` (raises), 2 more | – |" in rows[4]
+    host = decisions.first_screen(
+        [_d(write="host_ema", api="mindspore.Parameter.set_data", host=True)]
+    )[2]
+    assert "`host_ema`: host-side code, then `Parameter.set_data`" in host
+    twice = (
+        Failure("set_data", "a.set_data", 0, 2, "raises"),
+        Failure("rebind", "a.set_data", 0, 2, "raises"),
+    )
+    row = decisions.first_screen([_d(avoid=twice)])[2]
+    assert "`a.set_data` as `set_data` (raises), `a.set_data` as `rebind` (raises)" in row
 
 
 def test_decisions_round_trip_through_their_file():
