@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from bench.measured.modes import MODES, label
-from bench.report import answer, phrases
+from bench.report import answer, phrases, words
 
 SCHEMA_VERSION = 1
 # what users write first, from the original report and its answers (set_data, ops.assign), then
@@ -110,7 +110,8 @@ def _cost(runs: dict, kind: str, mode: str, strategy: str | None, where: str) ->
     if not cells:
         return phrases.NOT_TIMED
     n = max(cells)
-    return f"{phrases.cell_cost(cells[n], mode, why=False)} at {run.symbol}={n} ({where})"
+    what = words.size_term(run.work)[1].removeprefix("the ")  # in words: no symbol to define
+    return f"{phrases.cell_cost(cells[n], mode, why=False)} at {n:,} ({what}; {where})"
 
 
 def decide(runs: dict, answers: dict) -> list[Decision]:

@@ -58,8 +58,9 @@ def summary_page(runs: dict[str, RunData], links: dict[str, str]) -> str:
         f"({words.TERMS['margin']}), with 95 % confidence, so it is within the margin of the "
         "best, whichever measured fastest; *undetermined* where an interval straddles the "
         "margin (more rounds would tell). What it adds is its step minus its *no-update twin*'s "
-        "(the same code without the write). *P(fastest)*: the probability that a candidate has "
-        "the lowest step, over the same candidates; the *fastest candidate* "
+        "(the same code without the write). Beside it, the candidates not shown slower than it "
+        "(the data cannot rank them apart; which measured fastest changes between runs); the "
+        "*fastest candidate* "
         f"({words.TERMS['fastest candidate']}). Each snippet is run as printed by the tests "
         "(tests/ms/test_snippets.py).",
         "",

@@ -5,7 +5,6 @@ rewrites them; ``nox -s conformance`` fails when they differ from what the data 
 
 from __future__ import annotations
 
-import math
 import re
 from pathlib import Path
 
@@ -45,29 +44,20 @@ def anchor(kind: str, mode: str) -> str:
     return f"answer-{kind}-{mode}"
 
 
-def p_fastest_words(mine: dict[str, RunData], mode: str, strategy: str) -> str:
-    """P(fastest) of the answer in each workload of its kind, beside that workload's fastest
-    candidate's (``answer.p_fastest``: the candidates the fastest is chosen from)."""
+NOT_SLOWER = (answer.FASTEST, answer.EQUIVALENT, answer.FASTER, answer.UNDETERMINED)
 
-    def of(p, s):
-        x = p.get(s, math.nan)
-        return f"{x:.2f}" if math.isfinite(x) else "not estimable"
 
-    parts = []
-    for w, run in mine.items():
-        if mode not in run.modes:
-            continue
-        fastest = answer.point_fastest(run, mode)
-        if fastest is None:
-            continue
-        p = answer.p_fastest(run, mode)
-        if strategy == fastest:
-            parts.append(f"{of(p, strategy)} in {w} (the fastest there)")
-        elif strategy in p:
-            parts.append(
-                f"{of(p, strategy)} in {w} (the fastest there, `{fastest}`: {of(p, fastest)})"
-            )
-    return f"P(fastest): {'; '.join(parts)}." if parts else ""
+def not_slower(table: dict[str, dict[str, str]]) -> list[str]:
+    """The candidates no workload shows slower than another (``table``: {strategy: {workload:
+    outcome}}, ``answer.kind_answer``'s): what the data cannot rank apart. Not a ranking: which
+    of these measured fastest changes from run to run (P(fastest)'s top name changed in 5 of 9
+    modes back to back, so it is not printed)."""
+    return sorted(s for s, by in table.items() if by and all(o in NOT_SLOWER for o in by.values()))
+
+
+def not_slower_words(table: dict[str, dict[str, str]], strategy: str) -> str:
+    others = [f"`{s}`" for s in not_slower(table) if s != strategy]
+    return f"Not shown slower than it: {', '.join(others)}." if others else ""
 
 
 def crossover_note(mine: dict[str, RunData], mode: str, strategy: str) -> str:
@@ -87,8 +77,8 @@ def crossover_note(mine: dict[str, RunData], mode: str, strategy: str) -> str:
 def answers_block(runs: dict[str, RunData], answers: dict, results: str = "results/") -> list[str]:
     """Per kind of state, per mode users run: the answer's code (imports, ``__init__``,
     ``construct``, host-side lines: ``phrases.Snippet``, run by tests/ms/test_snippets.py), what it
-    adds, P(fastest), whether the data decide it. The same lines open README and
-    results/summary.md; the coined words' first uses link to the page's glossary."""
+    adds, the candidates not shown slower than it, whether the data decide it. The same lines
+    open README and results/summary.md; the coined words' first uses link to the page's glossary."""
     lines = []
     for kind, per_mode in answers.items():
         mine = {w: r for w, r in runs.items() if answer.kind_of(r.work) == kind}
@@ -111,7 +101,7 @@ def answers_block(runs: dict[str, RunData], answers: dict, results: str = "resul
             code = phrases.snippet(run, choice.strategy, "row" if kind == "rows" else "")
             cost = phrases.cost_phrase(run, mode, choice.strategy, ends=True)
             undecided = "" if choice.decided else f" *Not decided: {choice.short or choice.why}.*"
-            p = p_fastest_words(mine, mode, choice.strategy)
+            p = not_slower_words(per_mode[mode][1], choice.strategy)
             text = f"`{choice.strategy}` ({where}'s step: {cost}).{' ' + p if p else ''}{undecided}"
             if MODES[mode].distribution:
                 text += f" *{phrases.QUEUE_DRAIN[0].upper()}{phrases.QUEUE_DRAIN[1:]}.*"
@@ -200,12 +190,13 @@ def blocks(
     word README uses."""
     if text is None:
         text = README.read_text() if README.is_file() else ""
-    begin, _ = markers("answers")
-    above = text.split(begin, 1)[0].splitlines() if begin in text else []
+    begin = next((markers(n)[0] for n in ("first", "answers") if markers(n)[0] in text), None)
+    above = text.split(begin, 1)[0].splitlines() if begin else []  # README's own prose
     done = {t for t in words.COINED if any(words.defines(line, t) for line in above)}
+    first = words.link_first("\n".join(first_block(runs, answers)), done=done).split("\n")
     answers_lines = words.link_first("\n".join(answers_block(runs, answers)), done=done)
     out = {
-        "first": first_block(runs, answers),
+        "first": first,
         "answers": answers_lines.split("\n"),
         "findings": findings_block(runs),
         "runs": runs_block(runs),

@@ -3,7 +3,6 @@ functions: RunData -> Markdown)."""
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,22 +67,14 @@ class KindAnswers:
     code: dict = field(default_factory=dict)
 
 
-def p_fastest_words(run: RunData, mode: str, strategy: str | None) -> str:
-    """P(fastest) of ``strategy`` and of this workload's fastest candidate, over the candidates
-    "fastest" is chosen from (``answer.p_fastest``)."""
-    fastest = answer.point_fastest(run, mode)
-    p = answer.p_fastest(run, mode)
+def not_slower_here(run: RunData, mode: str, strategy: str | None) -> str:
+    """The other candidates this workload does not show slower than another (not a ranking:
+    which of them measured fastest changes from run to run)."""
+    from bench.report.readme import NOT_SLOWER
 
-    def of(s):
-        x = p.get(s, math.nan)
-        return f"{x:.2f}" if math.isfinite(x) else "not estimable"
-
-    if fastest is None:
-        return "–"
-    if strategy == fastest or strategy is None or strategy not in p:
-        mine = f"`{fastest}` (the fastest here): {of(fastest)}"
-        return mine if strategy in (fastest, None) else f"{mine}; `{strategy}`: not timed"
-    return f"`{strategy}`: {of(strategy)}; the fastest here, `{fastest}`: {of(fastest)}"
+    found = answer.outcomes(run, mode)
+    names = sorted(s for s, o in found.items() if o in NOT_SLOWER and s != strategy)
+    return ", ".join(f"`{s}`" for s in names) or "none"
 
 
 def alone_note(run: RunData, mode: str, kind_pick: str | None, workloads) -> str:
@@ -133,7 +124,7 @@ def answer_table(run: RunData, kind: KindAnswers) -> list[str]:
                 label(mode),
                 what,
                 phrases.cost_phrase(run, mode, c.strategy),
-                p_fastest_words(run, mode, c.strategy),
+                not_slower_here(run, mode, c.strategy),
                 correct_everywhere(run, c.strategy, mode),
                 answer.alternatives(c),
             ]
@@ -142,7 +133,7 @@ def answer_table(run: RunData, kind: KindAnswers) -> list[str]:
         "mode",
         f"write this (the answer to {answer.KINDS[kind.kind]}, over {', '.join(kind.workloads)})",
         "what it adds here (vs the same step without the write)",
-        "P(fastest) here",
+        "the other candidates not shown slower here",
         "correct in every shape here?",
         "alternatives (equivalent; undetermined)",
     ]
@@ -310,8 +301,8 @@ def render(
         "within the margin of the best, whichever measured fastest; *undetermined* where an "
         "interval straddles the margin (more rounds would tell; not a failure of the tool). "
         "What it adds is its step minus its *no-update twin*'s (the same code without the "
-        f"write), at each size *{sym}* ({size}); *P(fastest)* is the probability that a "
-        "candidate has the lowest step, over the same candidates; the *fastest candidate* "
+        f"write), at each size *{sym}* ({size}); the candidates *not shown slower* are those "
+        "the data cannot rank apart from it; the *fastest candidate* "
         f"({words.TERMS['fastest candidate']}). *Correct*: computes what the code means, in "
         "every code shape, in every gate process and after every timed step.",
         "",
