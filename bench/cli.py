@@ -11,7 +11,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from bench.core import paths
+from bench.core import paths, procs
 from bench.core.args import (
     OneLineParser,
     UsageError,
@@ -154,6 +154,12 @@ def parser() -> OneLineParser:
         action="store_true",
         help="keep the recorded verdicts, and mark the cells this run saw otherwise as varying",
     )
+    p.add_argument(
+        "--start-method",
+        choices=(procs.FORK, procs.SPAWN),
+        help="how a cell's isolated process starts: fork (Linux's default: fast) or spawn (the "
+        f"default elsewhere: a fresh interpreter); also {procs.ENV}",
+    )
     p.add_argument("--list", action="store_true", help="list strategies, shapes and modes")
     return p
 
@@ -294,6 +300,10 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         args = parser().parse_args(argv)
+        try:
+            procs.use(args.start_method)  # the workers inherit it
+        except procs.StartMethodError as err:
+            raise UsageError(str(err)) from None
         if args.workload not in (None, "all", *workloads.WORKLOADS):
             valid = ", ".join(workloads.WORKLOADS)
             raise UsageError(f"unknown workload {args.workload!r} (valid: {valid}, all)")

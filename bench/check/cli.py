@@ -18,6 +18,7 @@ import sys
 import tempfile
 import time
 import traceback
+from functools import partial
 from pathlib import Path
 
 from bench.check import answers as instead
@@ -25,6 +26,7 @@ from bench.check import diff, known, repro, runs
 from bench.check import kinds as K
 from bench.check import report as R
 from bench.check.target import BadInput, load, parse_inputs
+from bench.core import procs
 from bench.core.exits import Exit
 from bench.core.schema import Status
 from bench.measured.modes import GRAPH, JIT_AST, JIT_BYTECODE, MODES, PYNATIVE, label
@@ -63,6 +65,12 @@ def parse_args(argv):
     p.add_argument("--out", type=Path, help="where to write (default check-results/<CellName>/)")
     p.add_argument("--shrink", action="store_true", help="shrink the first divergence's repro")
     p.add_argument("--json", action="store_true", help="print report.json instead of a summary")
+    p.add_argument(
+        "--start-method",
+        choices=(procs.FORK, procs.SPAWN),
+        help="how each run's process starts: fork (Linux's default: fast) or spawn (the default "
+        f"elsewhere: a fresh interpreter that loads your file again); also {procs.ENV}",
+    )
     return p.parse_args(argv)
 
 
@@ -165,6 +173,9 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("interrupted: nothing written", file=sys.stderr)
         return Exit.INTERRUPTED
+    except procs.StartError as exc:
+        print(f"error: {exc} (the environment or the check, not your Cell)", file=sys.stderr)
+        return Exit.HARNESS
     except runs.HarnessError as exc:
         print(f"error: {exc} (a bug of the check, not of your Cell); its traceback: {exc.log}",
               file=sys.stderr)  # fmt: skip
@@ -193,6 +204,10 @@ def _publish(staging: Path, out: Path) -> None:
 
 
 def _check(args, start, out: Path, staging: Path) -> int:
+    try:
+        procs.use(args.start_method)
+    except procs.StartMethodError as exc:
+        raise BadInput(str(exc)) from None
     if args.steps < 1:
         raise BadInput(f"--steps must be at least 1, got {args.steps}")
     wanted = [m.strip() for m in args.modes.split(",") if m.strip()]
@@ -206,7 +221,7 @@ def _check(args, start, out: Path, staging: Path) -> int:
     progress = Progress(2 + 2 * len(wanted) + 1)
     ref = progress.run(
         "PYNATIVE_MODE (eager reference, 2 instances)",
-        lambda rep: runs.trace(target, eager, steps, None, instances=2, report=rep),
+        partial(runs.traced, target, eager, steps, None, 2, False),
         args.timeout,
     )
     why = _no_reference(ref, steps)
@@ -215,7 +230,7 @@ def _check(args, start, out: Path, staging: Path) -> int:
     inputs = ref["inputs"]
     ref64 = progress.run(
         "PYNATIVE_MODE in float64 (rounding)",
-        lambda rep: runs.trace(target, eager, steps, inputs, float64=True, report=rep),
+        partial(runs.traced, target, eager, steps, inputs, 1, True),
         args.timeout,
     )
     r64 = ref64["instances"][0] if ref64.get("instances") else None
@@ -234,12 +249,12 @@ def _check(args, start, out: Path, staging: Path) -> int:
         traces[m] = [
             progress.run(
                 f"{mode.label}, process 1 (then a second instance)",
-                lambda rep, mode=mode: runs.trace(target, mode, steps, inputs, 2, report=rep),
+                partial(runs.traced, target, mode, steps, inputs, 2, False),
                 args.timeout,
             ),
             progress.run(
                 f"{mode.label}, process 2",
-                lambda rep, mode=mode: runs.trace(target, mode, steps, inputs, 1, report=rep),
+                partial(runs.traced, target, mode, steps, inputs, 1, False),
                 args.timeout,
             ),
         ]
@@ -256,7 +271,7 @@ def _check(args, start, out: Path, staging: Path) -> int:
         progress.total += 1
         got = progress.run(
             f"PYNATIVE_MODE from the observed states ({len(questions)} steps)",
-            lambda rep, q=questions: runs.answer(target, q, inputs),
+            partial(runs.answered, target, questions, inputs),
             args.timeout,
         )
         got = got if isinstance(got, list) else [None] * len(questions)
@@ -329,7 +344,7 @@ def _check(args, start, out: Path, staging: Path) -> int:
         progress.total += 1
         again = progress.run(
             "make_inputs in a fresh process (can the repro regenerate the inputs?)",
-            lambda rep: runs.inputs_again(target, inputs),
+            partial(runs.regenerated, target, inputs),
             args.timeout,
         )
         regenerate = again is True

@@ -1,7 +1,8 @@
-"""A mode run inside an isolated process: forked from the warm parent (MindSpore imported, the
-user's module loaded, no op run yet), as ``bench.run.forked`` does; MindSpore's context is
-process-global, so each child selects its own mode. A child reports the step it starts over a
-pipe (so a crash or a hang names its step) and leaves its trace in a pickle file.
+"""A mode run inside an isolated process (``bench.core.procs``): forked from the warm parent
+(MindSpore imported, the user's module loaded, no op run yet), as ``bench.run.forked`` does, or
+spawned (the user's module loaded again in the child); MindSpore's context is process-global, so
+each child selects its own mode. A child reports the step it starts over a pipe (so a crash or a
+hang names its step) and leaves its trace in a pickle file.
 
 A trace: ``{"status": "ok" | "crashes" | "hangs", "detail", "at": (instance, step) it was on,
 "instances": [{"initial": {param: array}, "steps": [{"out": [array], "after": {param: array},
@@ -12,17 +13,19 @@ from __future__ import annotations
 
 import os
 import pickle
-import select
-import signal
 import tempfile
 import time
 import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
+from bench.core import procs
+
 SEED = 0
-HARNESS = 70  # a child's exit code when the check itself failed (its traceback in a log file)
-INTERRUPTED = 71  # a child's exit code when Ctrl-C reached it
+HARNESS = procs.HARNESS  # a child's exit code when the check itself failed (traceback: a log)
+INTERRUPTED = procs.INTERRUPTED  # a child's exit code when Ctrl-C reached it
 
 
 class HarnessError(RuntimeError):
@@ -174,85 +177,82 @@ def answer(target, queries: list[tuple[int, dict]], inputs) -> list:
     return out
 
 
+def traced(target, mode, steps, inputs, instances, float64, report):
+    """``trace`` with its options in order (``functools.partial`` of it pickles for a spawned
+    child; ``isolated`` passes ``report`` last)."""
+    return trace(target, mode, steps, inputs, instances, float64, report)
+
+
+def answered(target, queries, inputs, report):
+    """``answer`` as a child's work (``report`` unused)."""
+    return answer(target, queries, inputs)
+
+
+def regenerated(target, inputs, report):
+    """``inputs_again`` as a child's work (``report`` unused)."""
+    return inputs_again(target, inputs)
+
+
+@dataclass
+class _Child:
+    """What the child runs: ``work(report)``, its result pickled to ``result``, a failure of the
+    check itself to ``log`` (picklable when ``work`` is: a spawned child gets it that way)."""
+
+    work: Callable
+    result: str
+    log: str
+
+    def __call__(self) -> int:  # pragma: no cover - runs in the child
+        def report(instance, step):
+            procs.send(f"{instance} {step}")
+
+        try:
+            result = self.work(report)
+            with open(self.result, "wb") as f:
+                pickle.dump(result, f)
+        except KeyboardInterrupt:
+            return INTERRUPTED
+        except BaseException:
+            with open(self.log, "w", encoding="utf-8") as f:
+                traceback.print_exc(file=f)
+            return HARNESS
+        return 0
+
+
 def isolated(work, timeout: float) -> dict:
-    """``work(report)`` in a forked child; its return value, or how the child ended. A child
-    that fails inside the check (not inside the user's code: ``trace`` catches that) writes its
-    traceback to a log file and this raises ``HarnessError`` naming it; Ctrl-C (in the parent or
-    the child) kills the child and raises ``KeyboardInterrupt``."""
-    read_fd, write_fd = os.pipe()
+    """``work(report)`` in a child process (``bench.core.procs``: forked, or spawned: then
+    ``work`` must pickle, e.g. a ``functools.partial`` of ``traced``); its return value, or how
+    the child ended. A child that fails inside the check (not inside the user's code: ``trace``
+    catches that) writes its traceback to a log file and this raises ``HarnessError`` naming it;
+    Ctrl-C (in the parent or the child) kills the child and raises ``KeyboardInterrupt``; a
+    spawned child that cannot start raises ``procs.StartError``."""
     fd, path = tempfile.mkstemp(prefix="bench-check-", suffix=".pkl")
     os.close(fd)
     log = path[: -len(".pkl")] + ".log"
-    # Ctrl-C is held from the fork until the parent is inside its try (a Ctrl-C in between would
-    # leave the child running, holding the caller's pipes open) and the child inside its own
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - child
-        code = 0
-        try:
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-            os.close(read_fd)
+    at = [None]
 
-            def report(instance, step):
-                os.write(write_fd, f"{instance} {step}\n".encode())
+    def on_line(line: str) -> None:
+        inst, step = (int(x) for x in line.split())
+        at[0] = (inst, step)
 
-            result = work(report)
-            with open(path, "wb") as f:
-                pickle.dump(result, f)
-        except KeyboardInterrupt:
-            code = INTERRUPTED
-        except BaseException:
-            with open(log, "w") as f:
-                traceback.print_exc(file=f)
-            code = HARNESS
-        finally:
-            os._exit(code)
-    reaped = False
     try:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a Ctrl-C held since the fork: here
-        os.close(write_fd)
-        at, buffer, how = None, b"", ""
-        deadline = time.monotonic() + timeout
-        with os.fdopen(read_fd, "rb", buffering=0) as pipe:
-            while True:
-                ready, _, _ = select.select([pipe], [], [], max(0.0, deadline - time.monotonic()))
-                if not ready:
-                    os.kill(pid, signal.SIGKILL)
-                    how = f"hangs: no progress for {timeout:g} s"
-                    break
-                chunk = pipe.read(4096)
-                if not chunk:
-                    break
-                buffer += chunk
-                *lines, buffer = buffer.split(b"\n")
-                for line in lines:
-                    inst, step = (int(x) for x in line.split())
-                    at, deadline = (inst, step), time.monotonic() + timeout
-        _, status = os.waitpid(pid, 0)
-        reaped = True
-        if how:
-            return {"status": "hangs", "detail": how, "at": at, "instances": []}
-        if os.WIFSIGNALED(status):
-            sig = signal.Signals(os.WTERMSIG(status)).name
-            return {"status": "crashes", "detail": f"died with {sig}", "at": at, "instances": []}
-        code = os.WEXITSTATUS(status)
-        if code == INTERRUPTED:
+        ended = procs.run(_Child(work, path, log), on_line, timeout)
+        at = at[0]
+        if ended.timed_out:
+            return {"status": "hangs", "detail": f"hangs: no progress for {timeout:g} s",
+                    "at": at, "instances": []}  # fmt: skip
+        if ended.signal:
+            return {"status": "crashes", "detail": ended.how(), "at": at, "instances": []}
+        if ended.code == INTERRUPTED:
             raise KeyboardInterrupt
-        if code == HARNESS:
+        if ended.code == HARNESS:
             raise HarnessError("the check itself failed in a child process", log)
-        if code:
-            detail = f"exited with code {code}"
-            return {"status": "crashes", "detail": detail, "at": at, "instances": []}
+        if ended.code:
+            return {"status": "crashes", "detail": ended.how(), "at": at, "instances": []}
         with open(path, "rb") as f:
             result = pickle.load(f)
         if isinstance(result, dict):
             result.setdefault("at", at)
         return result
     finally:
-        if not reaped:  # Ctrl-C or an error while waiting: no child outlives the check
-            try:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-            except (ProcessLookupError, ChildProcessError):
-                pass
         os.unlink(path)

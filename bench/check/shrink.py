@@ -1,7 +1,7 @@
 """``--shrink``: make the user's file smaller while the same divergence remains.
 
-The predicate runs the candidate source in two forked children of the warm parent, eager
-(PYNATIVE_MODE) and the diverging mode, on the recorded inputs, and holds when the candidate's
+The predicate runs the candidate source in two children of the warm parent (forked or spawned),
+eager (PYNATIVE_MODE) and the diverging mode, on the recorded inputs, and holds when the candidate's
 first divergence from *its own* eager run (``repro.first_divergence``: the same step and arrays,
 or the same exception type) is the original's: a candidate that merely computes something else
 than the original eager values does not count (the trap of comparing against stale expected
@@ -17,13 +17,14 @@ import importlib.util
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 from bench.check import repro, runs
 from bench.check.target import Target
 from bench.measured.modes import MODES, PYNATIVE
 
-BUDGET_S = 180.0  # the whole shrink; each candidate costs two forked runs (~2-5 s)
+BUDGET_S = 180.0  # the whole shrink; each candidate costs two child runs (~2-5 s forked)
 
 
 class _OutOfTime(Exception):
@@ -38,16 +39,19 @@ def _load(path: Path, name: str) -> Target:
     return module
 
 
-def _trace(path: Path, name: str, cell: str, mode, inputs, second: bool):
-    def work(report):
-        try:
-            module = _load(path, name)
-        except Exception:  # the candidate does not import: not the same divergence
-            return {"status": "ok", "instances": []}
-        target = Target(path, cell, module)
-        return runs.trace(target, mode, len(inputs), inputs, 2 if second else 1, report=report)
+def _candidate(path: Path, name: str, cell: str, mode, inputs, second: bool, report):
+    """A candidate source run in a child (eager or the diverging mode)."""
+    try:
+        module = _load(path, name)
+    except Exception:  # the candidate does not import: not the same divergence
+        return {"status": "ok", "instances": []}
+    target = Target(path, cell, module)
+    return runs.trace(target, mode, len(inputs), inputs, 2 if second else 1, report=report)
 
-    return work
+
+def _trace(path: Path, name: str, cell: str, mode, inputs, second: bool):
+    """The child's work (a partial: it pickles for a spawned child)."""
+    return partial(_candidate, path, name, cell, mode, inputs, second)
 
 
 def _function(source: str, name: str) -> str | None:

@@ -76,6 +76,10 @@ class Target:
     input_specs: tuple = ()  # --inputs: (shape, dtype) per input, instead of make_inputs
     _generated: dict = field(default_factory=dict, repr=False)
 
+    def __reduce__(self):
+        """A spawned child loads the user's file again (a module does not pickle)."""
+        return _reload, (str(self.path), self.cell_name, self.input_specs)
+
     @property
     def cls(self):
         return getattr(self.module, self.cell_name)
@@ -100,6 +104,11 @@ class Target:
     @property
     def source(self) -> str:
         return self.path.read_text()
+
+
+def _reload(path: str, cell_name: str, input_specs: tuple) -> Target:
+    """The ``Target`` of a parent, in a spawned child: the same file loaded the same way."""
+    return load(f"{path}:{cell_name}", input_specs)
 
 
 def parse(spec: str) -> tuple[Path, str]:

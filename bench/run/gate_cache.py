@@ -1,10 +1,11 @@
 """Verdicts already known: a run reuses the gate verdict of identical code from an earlier run.
 
 A verdict depends on the variant's code, the mode, what the code means, the MindSpore release and
-the gate itself (the oracle and the workload's reference, whose source is hashed in). Runs in the
-same results folder and the committed reference run of the workload are searched for a verdict
-with the same key in every replica a mode needs; a found one is copied, marked ``reused`` with
-the run that gated it (a verdict reused again keeps that origin; the report counts them).
+the gate itself (the oracle and the workload's reference, whose source is hashed in, and how a
+cell's process starts: fork or spawn). Runs in the same results folder and the committed
+reference run of the workload are searched for a verdict with the same key in every replica a
+mode needs; a found one is copied, marked ``reused`` with the run that gated it (a verdict reused
+again keeps that origin; the report counts them).
 ``--fresh-gate`` gates everything. Whatever a run reuses, from a reference or from a run beside
 it, was gated by a real run of the same code, gate and release, and the page names that run.
 """
@@ -15,7 +16,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from bench.core import paths
+from bench.core import paths, procs
 from bench.core.rundir import RunDir, read_lines
 from bench.core.schema import SCHEMA_VERSION
 
@@ -30,9 +31,12 @@ def gate_fingerprint(workload: str) -> str:
         ROOT / "measured" / "modes.py",
         ROOT / "run" / "gate.py",
         ROOT / "run" / "forked.py",  # how cells are isolated from each other
+        ROOT / "core" / "procs.py",
         *sorted((ROOT / "measured" / "workloads" / workload).glob("*.py")),
     ]
     digest = hashlib.sha256()
+    # a spawned cell starts cold, a forked one from the warm worker: verdicts kept apart
+    digest.update(procs.chosen().encode())
     for f in files:
         digest.update(f.read_bytes())
     return digest.hexdigest()

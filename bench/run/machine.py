@@ -5,8 +5,13 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import platform
-import resource
 import sys
+from pathlib import Path
+
+try:  # POSIX only: peak memory from getrusage; elsewhere psutil's, or "unknown"
+    import resource
+except ImportError:  # pragma: no cover - Windows
+    resource = None
 
 THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
@@ -32,10 +37,20 @@ def pin_threads(n: int) -> dict:
     }
 
 
-def peak_rss_bytes() -> int:
-    """Peak resident memory of this process so far (ru_maxrss is KiB on Linux, bytes on macOS)."""
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return int(peak if sys.platform == "darwin" else peak * 1024)
+def peak_rss_bytes() -> int | None:
+    """Peak resident memory of this process so far (ru_maxrss is KiB on Linux, bytes on macOS;
+    Windows: psutil's peak working set); None where nothing gives it (unknown)."""
+    if resource is not None:
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return int(peak if sys.platform == "darwin" else peak * 1024)
+    try:  # pragma: no cover - Windows
+        import psutil
+
+        info = psutil.Process().memory_info()
+        peak = getattr(info, "peak_wset", None)
+        return int(peak) if peak is not None else None
+    except Exception:
+        return None
 
 
 def _version(package: str) -> str | None:
@@ -63,7 +78,7 @@ def environment() -> dict:
 def cpu_model() -> str:
     """The CPU's model name (Linux: /proc/cpuinfo), else the machine type."""
     try:
-        for line in open("/proc/cpuinfo").read().splitlines():
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
             if line.startswith("model name"):
                 return line.split(":", 1)[1].strip()
     except OSError:
@@ -74,12 +89,23 @@ def cpu_model() -> str:
 def _busy_seconds() -> float | None:
     """CPU-seconds all processes of the machine have run so far (Linux: /proc/stat)."""
     try:
-        fields = open("/proc/stat").readline().split()[1:]
-    except OSError:
-        return None
+        fields = Path("/proc/stat").read_text(encoding="utf-8").splitlines()[0].split()[1:]
+    except (OSError, IndexError):
+        return _busy_seconds_psutil()
     ticks = [int(f) for f in fields]
     idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)  # idle + iowait
-    return (sum(ticks[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+    return (sum(ticks[:8]) - idle) / os.sysconf("SC_CLK_TCK")  # /proc: POSIX, sysconf there
+
+
+def _busy_seconds_psutil() -> float | None:
+    """The same from psutil where there is no /proc (macOS, Windows), else None."""
+    try:
+        import psutil
+
+        t = psutil.cpu_times()
+    except Exception:
+        return None
+    return float(sum(t)) - t.idle - getattr(t, "iowait", 0.0)
 
 
 class LoadMeter:

@@ -4,7 +4,8 @@ A worker prints a ``start`` event before each item and a result event after it. 
 dies or stops making progress for ``timeout`` seconds, the item it was on is the culprit: it is
 tried once more alone in a fresh process (a crash can come from an earlier item's leftovers),
 and recorded as crashed or timed out only if it fails again. The other items go to a new process.
-Workers die with the runner (PR_SET_PDEATHSIG) and Ctrl-C stops them all.
+Workers die with the runner (Linux: PR_SET_PDEATHSIG) and Ctrl-C stops them all (POSIX: their
+process groups killed; Windows: their process trees, psutil).
 """
 
 from __future__ import annotations
@@ -31,9 +32,21 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child
     try:
         import ctypes
 
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
     except (OSError, AttributeError):
         pass
+
+
+def _own_group() -> dict:
+    """Popen options that put a worker in a process group of its own (Ctrl-C reaches the runner
+    only) and, on Linux, kill it with the runner."""
+    if os.name == "nt":  # pragma: no cover - Windows: CTRL_C_EVENT does not reach the group
+        return {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
+    options: dict = {"start_new_session": True}
+    if sys.platform.startswith("linux"):
+        # only a prctl call between fork and exec: safe despite the reader threads
+        options["preexec_fn"] = _die_with_parent
+    return options
 
 
 def signal_name(code: int) -> str:
@@ -92,9 +105,10 @@ class Supervisor:
                 stdout=subprocess.PIPE,
                 stderr=log,
                 text=True,
-                start_new_session=True,  # Ctrl-C reaches the runner, which ends the worker itself
-                # only a prctl call between fork and exec: safe despite the reader threads
-                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,  # noqa: PLW1509
+                encoding="utf-8",
+                errors="replace",
+                env={**os.environ, "PYTHONIOENCODING": "utf-8"},  # its events: UTF-8 everywhere
+                **_own_group(),  # Ctrl-C reaches the runner, which ends the worker itself
             )
             with self.lock:
                 self.live.add(proc)
@@ -207,7 +221,24 @@ class Supervisor:
 
 
 def _kill(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
+    """The worker and every process it started (its children: forked or spawned cells)."""
+    if os.name == "posix":
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # the group start_new_session made
+        except ProcessLookupError:
+            pass
+        return
+    try:  # pragma: no cover - Windows: no process groups to kill, the tree instead
+        import psutil
+
+        for child in psutil.Process(proc.pid).children(recursive=True):
+            try:
+                child.kill()
+            except psutil.Error:
+                pass
+    except Exception:  # psutil missing, or the worker gone already
+        pass
+    try:  # pragma: no cover
+        proc.kill()
+    except OSError:
         pass

@@ -130,12 +130,40 @@ class Context:
 
 
 # -- gate -------------------------------------------------------------------------------------
-def run_gate(job: Job) -> None:
-    """Every item in forked children (``bench.run.forked``): a crash costs only its item."""
-    context = Context(job)  # the mode is active (main): each forked child inherits it
-    lines = Checkpoint(Path(job.out))
+def _set_up(job: Job) -> dict:
+    """What a worker does before anything runs (process-global): threads pinned, mode selected."""
+    from bench.run.machine import pin_threads
 
-    def record(item, status, detail="", found=None, seconds=0.0, diagnostics=None) -> None:
+    threads = pin_threads(job.threads)
+    modes.get(job.mode).activate()  # process-global: before any cell is built
+    return threads
+
+
+class GateWork:
+    """The gate of one item, in the child that runs it (``bench.run.forked``), and the verdict of
+    an item whose child died, in the worker. Picklable: a spawned child gets the job and sets its
+    process up as the worker did (a forked one inherits the worker's)."""
+
+    def __init__(self, job: Job):
+        self.job = job
+        self._context: Context | None = None
+        self._lines: Checkpoint | None = None
+
+    def __getstate__(self) -> dict:
+        return {"job": self.job}
+
+    def __setstate__(self, state: dict) -> None:  # in a spawned child
+        self.__init__(state["job"])
+        _set_up(self.job)
+
+    @property
+    def context(self) -> Context:
+        if self._context is None:
+            self._context = Context(self.job)
+        return self._context
+
+    def record(self, item, status, detail="", found=None, seconds=0.0, diagnostics=None) -> None:
+        job = self.job
         v = gate.verdict(
             item,
             job.workload,
@@ -148,30 +176,45 @@ def run_gate(job: Job) -> None:
             seconds=round(seconds, 3),
             cache_key=item.key_hash,
         )
-        lines.write(**v.to_dict())
+        if self._lines is None:  # each process appends to the gate file (one line a verdict)
+            self._lines = Checkpoint(Path(job.out))
+        self._lines.write(**v.to_dict())
         _emit("verdict", key=item.key, status=str(v.status), detail=v.detail, seconds=seconds)
 
-    def work(item) -> None:
+    def __call__(self, item) -> None:
         _emit("start", key=item.key)
         start = time.monotonic()
+        context = self.context
         try:
             cls = context.variant(item.path)
         except Exception as exc:  # the generated file of a broken strategy
             detail = f"the variant failed to load: {first_line(exc)}"
-            record(item, Status.BROKEN, detail, seconds=time.monotonic() - start)
+            self.record(item, Status.BROKEN, detail, seconds=time.monotonic() - start)
             return
-        found = gate.check(cls, context.workload, context.mode, item, job.seed, job.process)
-        record(item, found.status, found=found, seconds=time.monotonic() - start)
+        found = gate.check(cls, context.workload, context.mode, item, self.job.seed,
+                           self.job.process)  # fmt: skip
+        self.record(item, found.status, found=found, seconds=time.monotonic() - start)
 
-    def failed(item, status, detail, where="", stack="") -> None:
+    def failed(self, item, status, detail, where="", stack="") -> None:
         died = f"the gate's process {detail}"
         # a later instance or the network crashed it: the first instance had worked
-        record(item, status, f"{where} (the first works): {died}" if where else died,
-               diagnostics={"traceback": stack} if stack else None)  # fmt: skip
+        self.record(item, status, f"{where} (the first works): {died}" if where else died,
+                    diagnostics={"traceback": stack} if stack else None)  # fmt: skip
 
-    alone = context.mode.capture_mode == "bytecode"  # where process history changes verdicts
-    forked.run_isolated(job.items, work, job.timeout * 0.8, failed, alone=alone)
-    lines.close()
+    def close(self) -> None:
+        if self._lines is not None:
+            self._lines.close()
+
+
+def run_gate(job: Job) -> None:
+    """Every item in child processes (``bench.run.forked``): a crash costs only its item."""
+    work = GateWork(job)
+    work._lines = Checkpoint(Path(job.out))  # the gate file exists even when no item finishes
+    alone = modes.get(job.mode).capture_mode == "bytecode"  # where history changes verdicts
+    try:
+        forked.run_isolated(job.items, work, job.timeout * 0.8, work.failed, alone=alone)
+    finally:
+        work.close()
 
 
 # -- prepare: calibrate k per twin and size, then screen the ways of reading the state ---------
@@ -338,11 +381,10 @@ def main(argv=None) -> int:
         print("usage: python -m bench.run.worker JOB_FILE", file=sys.stderr)
         return 2
     job = Job.read(Path(argv[0]))
-    from bench.run.machine import LoadMeter, environment, pin_threads
+    from bench.run.machine import LoadMeter, environment
 
     meter = LoadMeter()
-    threads = pin_threads(job.threads)
-    modes.get(job.mode).activate()  # process-global: before any cell is built
+    threads = _set_up(job)
     started = now()
     if job.kind == "gate":
         try:
@@ -397,4 +439,7 @@ def pytest_failed(code) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    import importlib
+
+    # run under the module's own name: a spawned child unpickles GateWork from there
+    sys.exit(importlib.import_module("bench.run.worker").main())

@@ -1,8 +1,9 @@
-"""Worker processes and forked children survive crashes and hangs; a harness bug stops the run
-(a fake worker and plain Python work, no MindSpore)."""
+"""Worker processes and their children (forked and spawned) survive crashes and hangs; a harness
+bug stops the run (a fake worker and plain Python work, no MindSpore)."""
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import sys
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.core import procs
 from bench.run import forked
 from bench.run.plan import Item, Job
 from bench.run.supervisor import Supervisor
@@ -67,7 +69,20 @@ def _work(item):
     print(item, file=sys.stderr)
 
 
-def test_forked_children_isolate_crashes_exits_and_hangs():
+# each test of the children runs with every start method this platform has (the work is
+# module-level or a partial of it: a spawned child unpickles it)
+METHODS = pytest.mark.parametrize("method", procs.available(), indirect=True)
+
+
+@pytest.fixture
+def method(request, monkeypatch):
+    monkeypatch.setenv(procs.ENV, request.param)
+    return request.param
+
+
+@METHODS
+@pytest.mark.skipif(not hasattr(signal, "SIGSEGV") or os.name == "nt", reason="POSIX signals")
+def test_children_isolate_crashes_exits_and_hangs(method):
     failed = []
     forked.run_isolated(
         ["a", "segv", "b", "exit", "hang", "c"],
@@ -87,39 +102,45 @@ def _bug(item):
     raise ValueError("a bug of the harness")
 
 
-def test_a_harness_error_in_a_child_is_not_a_crash_of_the_item():
+@METHODS
+def test_a_harness_error_in_a_child_is_not_a_crash_of_the_item(method):
     with pytest.raises(forked.HarnessError):
         forked.run_isolated(["a"], _bug, 5.0, lambda *a: None)
 
 
-def test_every_item_runs_alone_in_its_own_forked_child(tmp_path):
+def _log_pid(log, item):
+    with open(log, "a", encoding="utf-8") as f:
+        f.write(f"{item} {os.getpid()} {os.getppid()}\n")
+
+
+def _log_pid_then_work(log, item):
+    _log_pid(log, item)
+    _work(item)
+
+
+@METHODS
+def test_every_item_runs_alone_in_its_own_child(tmp_path, method):
     log = tmp_path / "pids"
-
-    def work(item):
-        with open(log, "a") as f:
-            f.write(f"{item} {os.getpid()} {os.getppid()}\n")
-
-    forked.run_isolated(["a", "b", "c"], work, 5.0, lambda *a: pytest.fail("no failure"))
+    work = functools.partial(_log_pid, log)
+    forked.run_isolated(["a", "b", "c"], work, 30.0, lambda *a: pytest.fail("no failure"))
     rows = [line.split() for line in log.read_text().splitlines()]
     assert [r[0] for r in rows] == ["a", "b", "c"]
     assert len({r[1] for r in rows}) == 3  # three children
-    assert {r[2] for r in rows} == {str(os.getpid())}  # all forked from this parent
+    assert {r[2] for r in rows} == {str(os.getpid())}  # all children of this parent
     assert str(os.getpid()) not in {r[1] for r in rows}
 
 
-def test_items_that_need_not_run_alone_share_a_child_and_a_crash_costs_only_its_item(tmp_path):
+@METHODS
+def test_items_that_need_not_run_alone_share_a_child_and_a_crash_costs_only_its_item(
+    tmp_path, method
+):
     log = tmp_path / "pids"
-
-    def work(item):
-        with open(log, "a") as f:
-            f.write(f"{item} {os.getpid()}\n")
-        _work(item)
-
+    work = functools.partial(_log_pid_then_work, log)
     failed = []
     forked.run_isolated(
         ["a", "b", "segv", "c"],
         work,
-        5.0,
+        30.0,
         lambda item, status, detail, where, stack: failed.append((item, status)),
         alone=False,
     )
@@ -138,13 +159,14 @@ def _parts(item):
         os.kill(os.getpid(), signal.SIGSEGV)
 
 
+@METHODS
 @pytest.mark.parametrize("alone", [True, False])
-def test_a_crash_names_the_last_part_of_its_item_that_it_entered(alone):
+def test_a_crash_names_the_last_part_of_its_item_that_it_entered(alone, method):
     failed = []
     forked.run_isolated(
         ["a", "segv", "b"],
         _parts,
-        5.0,
+        30.0,
         lambda item, status, detail, where, stack: failed.append((item, status, where, stack)),
         alone=alone,
     )
