@@ -18,6 +18,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.core.io import write_text
 from bench.core.paths import ROOT
 
 LIST = ROOT / "examples" / "reports" / "bad_inputs.txt"
@@ -193,7 +194,7 @@ def run_all(cases=CASES) -> list[Outcome]:
         os.chdir(folder)
         for case in cases:
             for name, source in case.files:
-                Path(name).write_text(source)
+                write_text(Path(name), source)
             err = io.StringIO()
             with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
                 code = int(main([*case.args, "--out", "out"]))
@@ -232,7 +233,7 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     target = Path(argv[0]) if argv else LIST
     outcomes = run_all()
-    target.write_text(render(outcomes))
+    write_text(target, render(outcomes))
     bad = [o.case.what for o in outcomes if o.code != 2 or o.wrote or o.case.says not in o.printed]
     print(f"{len(outcomes)} bad inputs: {target}" + (f"; not as expected: {bad}" if bad else ""))
     return 1 if bad else 0

@@ -28,6 +28,7 @@ from bench.check import report as R
 from bench.check.target import BadInput, load, parse_inputs
 from bench.core import procs
 from bench.core.exits import Exit
+from bench.core.io import write_text
 from bench.core.schema import Status
 from bench.measured.modes import GRAPH, JIT_AST, JIT_BYTECODE, MODES, PYNATIVE, label
 
@@ -150,7 +151,7 @@ def _message(detail: str) -> str:
 def _log_traceback() -> str:
     """The current exception's traceback in a new log file; its path."""
     fd, path = tempfile.mkstemp(prefix="bench-check-", suffix=".log")
-    with os.fdopen(fd, "w") as f:
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
         traceback.print_exc(file=f)
     return path
 
@@ -297,7 +298,7 @@ def _check(args, start, out: Path, staging: Path) -> int:
         except (OSError, TypeError):
             pass
     mode_labels = {m: label(m) for m in MODES}
-    findings = known.parse_findings(known.FINDINGS.read_text(), mode_labels)
+    findings = known.parse_findings(known.FINDINGS.read_text(encoding="utf-8"), mode_labels)
     state_kinds = instead.kinds_of(instead.written(ref["instances"][0], found.indexed))
     divergences, repro_jobs = [], []
     for v in verdicts:
@@ -366,7 +367,7 @@ def _check(args, start, out: Path, staging: Path) -> int:
             regenerate=regenerate,
             inputs_source=target.inputs_source,
         )
-        (staging / d.repro).write_text(text)
+        write_text(staging / d.repro, text)
     shrink_note = ""
     if args.shrink and repro_jobs:
         from bench.check import shrink
@@ -415,10 +416,11 @@ def _check(args, start, out: Path, staging: Path) -> int:
         exit_code=code,
         seconds=time.monotonic() - start,
         shrink=shrink_note,
+        start_method=procs.chosen(),
     )
     R.write(rep, staging, links_from=out)
     if args.json:
-        print((staging / "report.json").read_text())
+        print((staging / "report.json").read_text(encoding="utf-8"))
     else:
         print(R.terminal(rep))
         print(f"report: {out / 'report.md'}")

@@ -54,7 +54,7 @@ def write_calls(folder: Path = STRATEGIES_DIR) -> tuple[dict[str, str], dict[str
     for path in sorted(folder.glob("*.py")):
         if path.name.startswith(PRIVATE):
             continue
-        for node in ast.parse(path.read_text()).body:
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
             if (
                 isinstance(node, ast.Assign)
                 and any(isinstance(t, ast.Name) and t.id == "API" for t in node.targets)

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from bench.check import kinds as K
+from bench.core.io import write_text
 from bench.measured.modes import label
 
 SCHEMA_VERSION = 2  # 2: a divergence's answers per kind of state (``answers``)
@@ -54,6 +55,7 @@ class Report:
     seconds: float
     shrink: str = ""
     schema_version: int = SCHEMA_VERSION
+    start_method: str = "fork"  # how each run's process started (bench.core.procs)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -63,8 +65,8 @@ def write(report: Report, out: Path, links_from: Path | None = None) -> None:
     """``report.json`` and ``report.md`` into ``out`` (links relative to ``links_from``, where
     the folder ends up; default ``out``)."""
     out.mkdir(parents=True, exist_ok=True)
-    (out / "report.json").write_text(json.dumps(report.to_dict(), indent=1, default=str) + "\n")
-    (out / "report.md").write_text(markdown(report, links_from or out))
+    write_text(out / "report.json", json.dumps(report.to_dict(), indent=1, default=str) + "\n")
+    write_text(out / "report.md", markdown(report, links_from or out))
 
 
 def _rel(path: str, out: Path) -> str:
@@ -102,7 +104,8 @@ def markdown(r: Report, out: Path) -> str:
         )
     lines += [
         "",
-        "Each compiled mode ran in two forked processes, and process 1 then built a second "
+        f"Each compiled mode ran in two {'spawned' if r.start_method == 'spawn' else 'forked'} "
+        "processes, and process 1 then built a second "
         "instance of the class and ran it (a second instance can stop writing under bytecode "
         "capture). Every step is judged against what eager computes from the state the cell "
         "really had before that step.",

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from bench.check import repro, runs
 from bench.check.target import Target
+from bench.core.io import write_text
 from bench.measured.modes import MODES, PYNATIVE
 
 BUDGET_S = 180.0  # the whole shrink; each candidate costs two child runs (~2-5 s forked)
@@ -83,7 +84,7 @@ def shrink(
         n = best["checks"]
         name = f"{stem}_shrink{n}"
         path = workdir / f"{name}.py"
-        path.write_text(candidate)
+        write_text(path, candidate)
         eager = runs.isolated(
             _trace(path, name, target.cell_name, MODES[PYNATIVE], inputs, second), timeout
         )
@@ -138,7 +139,7 @@ def shrink(
         inputs_source=target.inputs_source,
     )
     name = repro_name.replace(".py", "_min.py")
-    (out / name).write_text(text)
+    write_text(out / name, text)
     lines = (len(source.splitlines()), len(best["source"].splitlines()))
     return (
         f"pysource-minimize: {lines[0]} -> {lines[1]} lines of your file with the same divergence "

@@ -103,7 +103,7 @@ class Target:
 
     @property
     def source(self) -> str:
-        return self.path.read_text()
+        return self.path.read_text(encoding="utf-8")
 
 
 def _reload(path: str, cell_name: str, input_specs: tuple) -> Target:

@@ -47,6 +47,7 @@ from pathlib import Path
 from bench.check import kinds as K
 from bench.check import known
 from bench.core.exits import Exit
+from bench.core.io import write_text
 from bench.core.paths import ROOT
 from bench.core.schema import Status
 from bench.measured import discovery, workloads
@@ -73,7 +74,7 @@ def cases(workload: str) -> list[dict]:
     """One case per findings entry of ``workload``: its observed variant and its pair."""
     labels = {m: label(m) for m in MODES}
     out = []
-    for f in known.parse_findings(known.FINDINGS.read_text(), labels):
+    for f in known.parse_findings(known.FINDINGS.read_text(encoding="utf-8"), labels):
         if f.workload != workload:
             continue
         text = "\n".join(f.lines)
@@ -98,7 +99,11 @@ def cases(workload: str) -> list[dict]:
 def expected_verdicts(path: Path = EXPECTED, full: bool = False) -> dict[tuple, str]:
     """(workload, strategy, shape, mode) -> the verdict the gate recorded (its first word; the
     whole verdict with ``full``)."""
-    rows = [r for r in csv.reader(path.open(), delimiter="\t") if r and not r[0].startswith("#")]
+    rows = [
+        r
+        for r in csv.reader(path.open(encoding="utf-8"), delimiter="\t")
+        if r and not r[0].startswith("#")
+    ]
     head, *rows = rows
     col = {name: i for i, name in enumerate(head)}
     return {
@@ -193,7 +198,11 @@ def user_file(workload: str, strategy: str, shape: str, folder: Path) -> Path:
     size = work.gate_schedule[0][0]
     target = folder / f"{workload}_{strategy}_{shape}".replace("-", "_")
     target = target.with_suffix(".py")
-    target.write_text(Path(variant.path).read_text() + ADAPTER.format(workload=workload, size=size))
+    write_text(
+        target,
+        Path(variant.path).read_text(encoding="utf-8")
+        + ADAPTER.format(workload=workload, size=size),
+    )
     return target
 
 
@@ -227,7 +236,7 @@ def check(path: Path, modes: list[str], steps: int, out: Path) -> Checked:
     if code == Exit.INTERRUPTED:
         raise KeyboardInterrupt
     try:
-        data = json.loads((out / "report.json").read_text())
+        data = json.loads((out / "report.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return Checked(code, error=err.getvalue().strip().splitlines()[-1:][0] if err.getvalue()
                        else "no report")  # fmt: skip
@@ -356,7 +365,7 @@ def main(argv=None) -> int:
             f"{platform.python_version()}, exit {int(code)}",
             "",
         ]
-        args.out.write_text("\n".join(head + lines) + "\n")
+        write_text(args.out, "\n".join(head + lines) + "\n")
     return code
 
 

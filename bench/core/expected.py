@@ -34,7 +34,7 @@ def read(path: Path) -> dict[tuple[str, str, str, str], str]:
     if not Path(path).is_file():
         return {}
     out = {}
-    for line in Path(path).read_text().splitlines():
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
         if not line.strip() or line.startswith("#"):
             continue
         parts = line.split("\t")

@@ -1,4 +1,8 @@
-"""Files are written atomically (temporary file, fsync, rename) and read as data only (json)."""
+"""Files are written atomically (temporary file, fsync, rename) and read as data only (json).
+
+Text is UTF-8 with ``\n`` line ends whatever the platform's default (Windows: a locale code page
+and ``\r\n``): ``write_text`` / ``read_text`` here, ``encoding="utf-8"`` wherever else a file is
+opened as text (tests/unit/test_platforms.py checks every call in ``bench``)."""
 
 from __future__ import annotations
 
@@ -93,10 +97,23 @@ def write_text_atomic(path: Path | str, text: str) -> Path:
     return write_bytes_atomic(path, text.encode("utf-8"))
 
 
+def write_text(path: Path | str, text: str) -> Path:
+    """``text`` into ``path`` as UTF-8, ``\n`` kept as it is (not atomic)."""
+    path = Path(path)
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write(text)
+    return path
+
+
+def read_text(path: Path | str, errors: str = "strict") -> str:
+    """A text file as the suite writes it (UTF-8)."""
+    return Path(path).read_text(encoding="utf-8", errors=errors)
+
+
 def write_json_atomic(path: Path | str, data) -> Path:
     return write_text_atomic(path, json.dumps(data, indent=1, default=str) + "\n")
 
 
 def read_json(path: Path | str):
     """Parsed JSON; raises OSError or ValueError (json.JSONDecodeError) like ``json.loads``."""
-    return json.loads(Path(path).read_text())
+    return json.loads(Path(path).read_text(encoding="utf-8"))

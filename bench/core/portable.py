@@ -123,7 +123,9 @@ def rewrite_run(run_dir: Path | str) -> list[Path]:
     folders) with paths relative to the root the run was written from; returns what changed."""
     run_dir = Path(run_dir)
     files = sorted((run_dir / "timing").glob("*.json"))
-    data = {p: json.loads(p.read_text()) for p in [*files, run_dir / "manifest.json"]}
+    data = {
+        p: json.loads(p.read_text(encoding="utf-8")) for p in [*files, run_dir / "manifest.json"]
+    }
     for path, d in data.items():
         for bench in d.get("benchmarks", []) if path.name != "manifest.json" else []:
             params = bench.get("params") or {}
@@ -134,7 +136,7 @@ def rewrite_run(run_dir: Path | str) -> list[Path]:
     changed = []
     for path, d in data.items():
         new = plain(d, roots)
-        if json.dumps(new, indent=1, default=str) + "\n" != path.read_text():
+        if json.dumps(new, indent=1, default=str) + "\n" != path.read_text(encoding="utf-8"):
             write_json_atomic(path, new)
             changed.append(path)
     return changed

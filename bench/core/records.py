@@ -26,7 +26,7 @@ from bench.core.schema import (
 
 def _read(path: Path, problems: list[str]):
     try:
-        return json.loads(Path(path).read_text())
+        return json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         problems.append(f"{Path(path).name}: unreadable JSON, skipped ({exc})")
         return None

@@ -209,7 +209,7 @@ class Checkpoint:
     def __init__(self, path: Path, mode: str = "a"):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = open(self.path, mode)  # open for the process's life
+        self._file = open(self.path, mode, encoding="utf-8", newline="\n")  # for the process's life
 
     def write(self, **line) -> None:
         self._file.write(json.dumps(line, default=str) + "\n")
@@ -227,7 +227,9 @@ class Checkpoint:
 def read_lines(path: Path, problems: list[str]) -> list[dict]:
     """The JSON objects of a line file; a torn last line (a process died writing it) skipped."""
     out = []
-    for n, line in enumerate(Path(path).read_text(errors="replace").splitlines(), 1):
+    for n, line in enumerate(
+        Path(path).read_text(encoding="utf-8", errors="replace").splitlines(), 1
+    ):
         try:
             record = json.loads(line)
         except ValueError:

@@ -456,7 +456,7 @@ def release_verdicts(folder, workload: str) -> dict[str, pd.DataFrame]:
     newest: dict[str, Path] = {}  # a folder of one's own: its newest run per release
     for manifest in sorted(Path(folder).glob("*/**/raw/*/manifest.json")):
         try:
-            data = json.loads(manifest.read_text())
+            data = json.loads(manifest.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
         plan = data.get("plan", {})
@@ -541,7 +541,7 @@ def export(runs: dict[str, RunData], out_dir, releases_dir=None, run_scripts: bo
             with tempfile.TemporaryDirectory() as tmp:
                 links = repro.write(run, rows, Path(tmp) / "repros")
                 scripts = {
-                    side: (Path(tmp) / links[k]).read_text()
+                    side: (Path(tmp) / links[k]).read_text(encoding="utf-8")
                     for side, k in keys.items()
                     if k in links
                 }

@@ -42,7 +42,7 @@ def _module(name: str) -> tuple[str, dict, dict]:
     spec = importlib.util.find_spec(name)
     if spec is None or not spec.origin or not spec.origin.endswith(".py"):
         raise InlineError(f"cannot find the source of module {name!r}")
-    text = Path(spec.origin).read_text()
+    text = Path(spec.origin).read_text(encoding="utf-8")
     return (text, *_namespace(ast.parse(text), name))
 
 

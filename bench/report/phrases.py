@@ -233,7 +233,7 @@ def snippet(run: RunData, strategy: str, shape: str = "", root: Path = STRATEGIE
     path = root / f"{strategy}.py"
     if not path.exists():
         return None
-    source = path.read_text()
+    source = path.read_text(encoding="utf-8")
     tree = ast.parse(source)
     if facts.get("custom"):
         return _host_snippet(run, tree, source)

@@ -189,7 +189,7 @@ def blocks(
     linked to its glossary), the findings, the runs, the contract, and the glossary of every
     word README uses."""
     if text is None:
-        text = README.read_text() if README.is_file() else ""
+        text = README.read_text(encoding="utf-8") if README.is_file() else ""
     begin = next((markers(n)[0] for n in ("first", "answers") if markers(n)[0] in text), None)
     above = text.split(begin, 1)[0].splitlines() if begin else []  # README's own prose
     done = {t for t in words.COINED if any(words.defines(line, t) for line in above)}
@@ -223,7 +223,7 @@ def substitute(text: str, rendered: dict[str, list[str]]) -> str:
 
 def write(readme: Path, rendered: dict[str, list[str]]) -> bool:
     """Replace each marked block of README.md; True when anything changed."""
-    text = readme.read_text()
+    text = readme.read_text(encoding="utf-8")
     new = substitute(text, rendered)
     if new != text:
         write_text_atomic(readme, new)

@@ -44,7 +44,7 @@ def variant_text(run: RunData, strategy: str, shape: str) -> str | None:
     """The variant's code: kept with the run, or rendered again from the strategy file."""
     kept = Path(run.run_dir) / "variants" / strategy / f"{shape}.py"
     if kept.is_file():
-        return kept.read_text()
+        return kept.read_text(encoding="utf-8")
     v = run.verdicts
     row = v[(v.strategy == strategy) & (v["shape"] == shape)]
     if row.empty:
@@ -100,7 +100,7 @@ def write(run: RunData, rows: list[dict], out_dir: Path) -> dict:
     Scripts written earlier into ``out_dir`` are removed first (and an old bundle module)."""
     out_dir = Path(out_dir)
     for old in out_dir.glob("*.py"):
-        if old.read_text(errors="replace").startswith(HEADER):
+        if old.read_text(encoding="utf-8", errors="replace").startswith(HEADER):
             remove(old)
     links = {}
     for row in rows:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -23,14 +24,14 @@ REPEATS = 5
 def last_level_cache() -> int:
     """Bytes of the largest CPU cache (Linux sysfs), 32 MiB if unknown."""
     best = 0
-    base = "/sys/devices/system/cpu/cpu0/cache"
+    base = Path("/sys/devices/system/cpu/cpu0/cache")
     try:
         entries = [e for e in os.listdir(base) if e.startswith("index")]
     except OSError:
         entries = []
     for index in entries:
         try:
-            text = open(f"{base}/{index}/size").read().strip()
+            text = (base / index / "size").read_text(encoding="utf-8").strip()
         except OSError:
             continue
         unit = {"K": 2**10, "M": 2**20, "G": 2**30}.get(text[-1:], 1)

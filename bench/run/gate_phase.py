@@ -34,7 +34,7 @@ REGATE_TIMEOUT = 300.0
 
 def _item(ctx: RunContext, variant, mode: str, release: str, fingerprint: str) -> Item:
     twin = variant.strategy == CONTROL
-    text = Path(variant.path).read_text()
+    text = Path(variant.path).read_text(encoding="utf-8")
     return Item(
         strategy=variant.strategy,
         shape=variant.shape.name,

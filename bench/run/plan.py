@@ -222,7 +222,7 @@ class Job:
 
     @classmethod
     def read(cls, path: Path) -> Job:
-        data = json.loads(Path(path).read_text())
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
         data["precision"] = Precision(**data["precision"])
         data["items"] = tuple(
             Item(**{**i, "members": tuple(Member(**m) for m in i.get("members", ()))})

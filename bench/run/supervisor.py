@@ -98,7 +98,7 @@ class Supervisor:
         if self.stopping:
             raise KeyboardInterrupt
         outcome = Outcome(code=0)
-        with open(log_path, "a") as log:
+        with open(log_path, "a", encoding="utf-8") as log:
             proc = subprocess.Popen(
                 [sys.executable, *self.worker, str(job_file)],
                 cwd=self.logs,
@@ -145,7 +145,11 @@ class Supervisor:
                     self.live.discard(proc)
         if self.stopping:  # killed by stop_all: the items are missing, not crashed
             raise KeyboardInterrupt
-        tail = [ln for ln in log_path.read_text(errors="replace").splitlines() if ln.strip()]
+        tail = [
+            ln
+            for ln in log_path.read_text(encoding="utf-8", errors="replace").splitlines()
+            if ln.strip()
+        ]
         outcome.last_output = next((ln for ln in reversed(tail) if "WARNING" not in ln), "")
         return outcome
 

@@ -350,7 +350,7 @@ def run_time(job: Job, checkpoint: Checkpoint, meter=None) -> dict:
     if raw.is_file():
         import json
 
-        data = json.loads(raw.read_text())
+        data = json.loads(raw.read_text(encoding="utf-8"))
         raw.unlink()
     lines = _lines(checkpoint.path)
     cells = [line["cell"] for line in lines if "cell" in line]

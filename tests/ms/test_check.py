@@ -1,8 +1,8 @@
 """The check of a user's Cell (``python -m bench.check``): the committed example reports (their
 verdicts, their answers as the reference runs give them now, their repros), re-runs of the BRN
 example, the second instance under bytecode capture, --inputs, --shrink, a failure of the check
-itself (exit 3), Ctrl-C (exit 130) and every bad input (exit 2, nothing written, the committed
-list as the check prints it now)."""
+itself (exit 3, and a spawned child that cannot start), Ctrl-C (exit 130) and every bad input
+(exit 2, nothing written, the committed list as the check prints it now)."""
 
 from __future__ import annotations
 
@@ -14,11 +14,13 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 from bench.check import answers as instead
 from bench.check import bad_inputs, diff, runs, shrink
 from bench.check.cli import main
+from bench.core import procs
 from bench.core.paths import ROOT
 
 pytestmark = pytest.mark.mindspore
@@ -186,11 +188,15 @@ def test_shrink_cuts_the_statements_that_do_not_matter(tmp_path, monkeypatch):
     assert done.returncode == 0, done.stdout[-2000:]
 
 
-def test_a_failure_inside_a_child_exits_3_naming_its_log(tmp_path, capsys, monkeypatch):
-    def broken(*args, **kwargs):
-        raise RuntimeError("a bug of the check")
+def _broken_trace(*args, **kwargs):
+    raise RuntimeError("a bug of the check")
 
-    monkeypatch.setattr(runs, "trace", broken)  # the forked children inherit it
+
+@pytest.mark.parametrize("method", procs.available())
+def test_a_failure_inside_a_child_exits_3_naming_its_log(tmp_path, capsys, monkeypatch, method):
+    # a module-level function: a forked child inherits it, a spawned one imports it by name
+    monkeypatch.setattr(runs, "traced", _broken_trace)
+    monkeypatch.setenv(procs.ENV, method)
     code, out = run(tmp_path, "examples/brn_graph.py:BatchRenorm", "--modes", "graph")
     err = capsys.readouterr().err
     assert code == 3
@@ -211,6 +217,18 @@ def test_an_unexpected_error_of_the_check_exits_3_naming_its_log(tmp_path, capsy
     assert "the check itself failed with ZeroDivisionError: a slip" in err
     log = Path(err.rsplit("its traceback: ", 1)[1].split()[0])
     assert "ZeroDivisionError: a slip" in log.read_text()
+    assert not out.exists() and not list(tmp_path.glob(".out.*"))
+
+
+def test_a_spawned_child_that_cannot_start_exits_3_naming_the_interpreter(
+    tmp_path, capsys, monkeypatch
+):
+    missing = str(tmp_path / "no-python")
+    monkeypatch.setenv(procs.PYTHON_ENV, missing)
+    code, out = run(tmp_path, "examples/brn_graph.py:BatchRenorm", "--start-method", "spawn")
+    err = capsys.readouterr().err
+    assert code == 3
+    assert f"a spawned child could not start: {missing}: " in err and "No such file" in err
     assert not out.exists() and not list(tmp_path.glob(".out.*"))
 
 
@@ -240,6 +258,7 @@ def test_ctrl_c_exits_130_kills_its_children_and_writes_nothing(tmp_path):
         if line.startswith("[1/"):  # the eager child runs (and sleeps)
             break
     time.sleep(1)
+    children = psutil.Process(proc.pid).children(recursive=True)  # forked or spawned
     os.kill(proc.pid, signal.SIGINT)
     _, rest = proc.communicate(timeout=60)
     assert proc.returncode == 130, rest
@@ -247,6 +266,7 @@ def test_ctrl_c_exits_130_kills_its_children_and_writes_nothing(tmp_path):
     assert (out / "report.md").read_text() == "an earlier report"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["interrupted-out"]  # no staging left
     assert _processes_with(str(out)) == []  # no child outlives the check
+    assert children and not [c for c in children if c.is_running() and c.status() != "zombie"]
 
 
 @pytest.fixture(scope="module")

@@ -250,7 +250,7 @@ def strip_docstring(text: str) -> str:
 
 def strategy_text(path: Path) -> str:
     """A strategy file's code without its docstring."""
-    return strip_docstring(Path(path).read_text())
+    return strip_docstring(Path(path).read_text(encoding="utf-8"))
 
 
 def load_variant(path: Path | str, fresh: bool = False):

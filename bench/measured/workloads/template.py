@@ -13,6 +13,7 @@ from abc import ABC, abstractmethod
 from functools import partial
 from pathlib import Path
 
+from bench.core.io import write_text
 from bench.measured.oracle import BEFORE
 from bench.measured.shapes import AS_WRITTEN, CONTROL, HEADER, Dimension, Inexpressible, Shape
 from bench.measured.shapes import Variant as VariantFile
@@ -192,7 +193,7 @@ class Template(ABC):
                 continue
             path = Path(folder) / strategy.name / f"{shape.name}.py"
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
+            write_text(path, text)
             custom = shape.name == AS_WRITTEN
             meaning = self.intent if custom else self.meaning(shape, semantics)
             twin = (self.custom_twin if custom else partial(self.twin, shape))(strategy.layout)
@@ -213,7 +214,7 @@ class Template(ABC):
     def twin_variant(self, twin: Shape, folder: Path) -> VariantFile:
         path = Path(folder) / CONTROL / f"{twin.name}.py"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(self.render_twin(twin))
+        write_text(path, self.render_twin(twin))
         return VariantFile(self.name, CONTROL, twin, twin.values["layout"], str(path), "", BEFORE)
 
 
