@@ -86,7 +86,7 @@ def tests(session: nox.Session) -> None:
 def mutation(session: nox.Session) -> None:
     """Mutation check of the oracle and the decisions (about 3 min; uses the tests' environment:
     run ``nox -s tests`` once first)."""
-    python = Path(".nox/tests/bin/python")
+    python = Path(".nox/tests") / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
     if not python.exists():
         session.error("no tests environment yet: run `nox -s tests` once first")
     session.run(str(python), "tests/mutation_check.py", *session.posargs)

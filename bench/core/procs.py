@@ -42,6 +42,10 @@ HARNESS = 70  # a child's exit code when the harness itself failed in it (a bug,
 INTERRUPTED = 71  # a child's exit code when Ctrl-C reached it
 CANNOT_START = 72  # a spawned child could not set itself up (its traceback on stderr)
 READY = "\x01ready"  # a spawned child's first message: the work is unpickled, it starts now
+# A spawned child's start (an interpreter, MindSpore's import, the user's file loaded again) is
+# not the work's: ``timeout`` counts from READY, the start has this long (a forked child's start
+# is instant, and the warm parent did that work before any timeout began)
+START_TIMEOUT_S = 300.0
 
 # Windows' exit codes of a process a fatal exception ended (NTSTATUS), named as POSIX signals are
 NTSTATUS = {
@@ -179,10 +183,10 @@ def run(
 ) -> Ended:
     """Run ``body()`` in a child started by ``method`` (default: ``chosen()``); call
     ``on_line`` with each line it ``send``s. A child silent for ``timeout`` seconds is killed
-    (``Ended.timed_out``). Ctrl-C or an error in the parent kills the child before it
-    propagates: no child outlives the call. Spawn: ``body`` must pickle (a module-level
-    function, class or ``functools.partial`` of them); ``StartError`` when the child cannot
-    start."""
+    (``Ended.timed_out``; a spawned child's start has ``START_TIMEOUT_S`` of its own). Ctrl-C
+    or an error in the parent kills the child before it propagates: no child outlives the call.
+    Spawn: ``body`` must pickle (a module-level function, class or ``functools.partial`` of
+    them); ``StartError`` when the child cannot start."""
     method = chosen(method)
     return (_fork if method == FORK else _spawn)(body, on_line, timeout)
 
@@ -302,7 +306,8 @@ def _spawn(body, on_line, timeout: float) -> Ended:
     with os.fdopen(fd, "wb") as f:
         pickle.dump({"path": list(sys.path), "body": work}, f)
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [_bench_root(), env.get("PYTHONPATH")]))
+    # this bench importable by ``-m`` whatever the working folder (after what the parent set)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [env.get("PYTHONPATH"), _bench_root()]))
     env["PYTHONIOENCODING"] = "utf-8"  # what it prints: UTF-8 whatever the platform's default
     read_fd, write_fd = os.pipe()
     kwargs: dict = {}
@@ -336,7 +341,7 @@ def _spawn(body, on_line, timeout: float) -> Ended:
         relay = threading.Thread(target=_relay, args=(proc.stderr, kept), daemon=True)
         relay.start()
         started, timed_out = False, False
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + START_TIMEOUT_S
         while True:
             try:
                 line = messages.get(timeout=max(0.0, deadline - time.monotonic()))
@@ -346,7 +351,7 @@ def _spawn(body, on_line, timeout: float) -> Ended:
                 break
             if line is None:
                 break
-            deadline = time.monotonic() + timeout
+            deadline = time.monotonic() + timeout  # from the start on: the work's timeout
             if line == READY:
                 started = True
                 continue
@@ -354,7 +359,7 @@ def _spawn(body, on_line, timeout: float) -> Ended:
         code = proc.wait()
         relay.join(timeout=10)
         if not started:
-            why = f"no message for {timeout:g} s" if timed_out else first_error(kept)
+            why = f"not started after {START_TIMEOUT_S:g} s" if timed_out else first_error(kept)
             raise StartError(f"a spawned child could not start: {interpreter}: {why}")
         if timed_out:
             return Ended(timed_out=True)

@@ -234,6 +234,8 @@ def test_a_spawned_child_that_cannot_start_exits_3_naming_the_interpreter(
 
 def _processes_with(text: str) -> list[int]:
     found = []
+    if not Path("/proc").is_dir():  # macOS: the children found by psutil are checked instead
+        return found
     for proc in Path("/proc").iterdir():
         try:
             if proc.name.isdigit() and text in (proc / "cmdline").read_bytes().decode(
@@ -245,6 +247,7 @@ def _processes_with(text: str) -> list[int]:
     return found
 
 
+@pytest.mark.posix
 def test_ctrl_c_exits_130_kills_its_children_and_writes_nothing(tmp_path):
     out = tmp_path / "interrupted-out"
     (out).mkdir()

@@ -30,6 +30,7 @@ def done(tmp_path) -> list[str]:
     return path.read_text().split() if path.exists() else []
 
 
+@pytest.mark.posix
 def test_a_crash_costs_only_its_item_and_the_rest_run_in_a_new_process(tmp_path):
     sup = Supervisor(tmp_path / "logs", timeout=30, worker=FAKE)
     failures = sup.run(job(tmp_path, "a/1", "crash/always", "b/2"), "gate")
@@ -38,6 +39,7 @@ def test_a_crash_costs_only_its_item_and_the_rest_run_in_a_new_process(tmp_path)
     assert done(tmp_path) == ["a/1", "b/2"]
 
 
+@pytest.mark.posix
 def test_a_crash_that_does_not_happen_again_alone_costs_nothing(tmp_path):
     sup = Supervisor(tmp_path / "logs", timeout=30, worker=FAKE)
     assert sup.run(job(tmp_path, "a/1", "crash/once", "b/2"), "gate") == []
@@ -80,8 +82,8 @@ def method(request, monkeypatch):
     return request.param
 
 
+@pytest.mark.posix
 @METHODS
-@pytest.mark.skipif(not hasattr(signal, "SIGSEGV") or os.name == "nt", reason="POSIX signals")
 def test_children_isolate_crashes_exits_and_hangs(method):
     failed = []
     forked.run_isolated(
@@ -130,6 +132,7 @@ def test_every_item_runs_alone_in_its_own_child(tmp_path, method):
     assert str(os.getpid()) not in {r[1] for r in rows}
 
 
+@pytest.mark.posix
 @METHODS
 def test_items_that_need_not_run_alone_share_a_child_and_a_crash_costs_only_its_item(
     tmp_path, method
@@ -159,6 +162,7 @@ def _parts(item):
         os.kill(os.getpid(), signal.SIGSEGV)
 
 
+@pytest.mark.posix
 @METHODS
 @pytest.mark.parametrize("alone", [True, False])
 def test_a_crash_names_the_last_part_of_its_item_that_it_entered(alone, method):

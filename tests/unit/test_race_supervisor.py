@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from bench.run.plan import RACE, Item, Job, Member
 from bench.run.supervisor import Supervisor
 
@@ -19,6 +21,7 @@ def race(size: int, *names: str) -> Item:
     return Item(RACE, RACE, "", "", role=RACE, batch_size=size, members=members)
 
 
+@pytest.mark.posix
 def test_a_crashing_member_is_recorded_alone_and_the_race_goes_on_without_it(tmp_path):
     job = Job("time", "run", "clip", "graph", str(tmp_path / "t.json"),
               (race(1, "good", "crash", "other"), race(8, "good", "other")))  # fmt: skip

@@ -540,6 +540,7 @@ def test_an_issue_names_the_releases_that_show_the_same_divergence(run, tmp_path
     assert "- 2.9.0: the same divergence in every cell" in text.read_text()
 
 
+@pytest.mark.posix
 def test_a_crash_entry_carries_the_native_traceback(run, tmp_path, monkeypatch):
     from bench.report import findings
 

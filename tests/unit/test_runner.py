@@ -112,6 +112,7 @@ def test_exit_2_for_a_bad_argument_before_any_work(tmp_path):
     assert runs(tmp_path) == []
 
 
+@pytest.mark.posix
 def test_exit_1_for_a_timing_process_that_crashes_and_the_rest_is_kept(tmp_path):
     """Both strategies work in the gate; `timecrash` kills its timing process every time. The
     race goes on without it, its cells are recorded as crashed, and the run exits 1."""
@@ -134,6 +135,7 @@ def test_exit_3_when_the_harness_breaks(tmp_path):
     assert "bench: internal error" in done.stderr and "harness broke" in done.stderr
 
 
+@pytest.mark.posix
 def test_exit_130_on_interrupt_then_resume_finishes_the_same_run(tmp_path):
     shake = tmp_path / "shake"
     proc = subprocess.Popen(

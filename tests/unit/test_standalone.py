@@ -399,6 +399,7 @@ def _harness(tmp_path, how, recorded, child_code, later=()):
     )
 
 
+@pytest.mark.posix
 @pytest.mark.parametrize(
     "child, code",
     [
@@ -426,6 +427,7 @@ def _dies_in(where: str, sig: str = "SIGSEGV") -> str:
     )  # fmt: skip
 
 
+@pytest.mark.posix
 @pytest.mark.parametrize(
     "recorded, child, code",
     [
