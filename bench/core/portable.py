@@ -29,10 +29,12 @@ def portable_path(path, root=ROOT) -> str:
     """``path`` relative to ``root`` (or the first of several roots) it lies under, else as
     given."""
     text = str(path)
-    for base in (root,) if isinstance(root, (str, PurePath)) else root:
-        prefix = str(base).rstrip("/") + "/"
-        if text.startswith(prefix):
-            return text[len(prefix) :]
+    for root_ in (root,) if isinstance(root, (str, PurePath)) else root:
+        base = str(root_).rstrip("/\\")
+        if text.startswith(base + "/"):
+            return text[len(base) + 1 :]
+        if text.startswith(base + "\\"):  # Windows: recorded with / as everywhere else
+            return text[len(base) + 1 :].replace("\\", "/")
     return text
 
 

@@ -201,6 +201,22 @@ def test_a_crash_that_does_not_reproduce_costs_no_finished_cell(ms, tmp_path, fi
     assert any("the timing process stopped" in line for line in rec.restarts())
 
 
+def test_a_spawned_child_that_cannot_start_stops_the_run_with_exit_3(ms, tmp_path):
+    """The gate's children spawned by an interpreter that is not there: a failure of the
+    environment, not a verdict of any cell (exit 3, the interpreter named)."""
+    missing = tmp_path / "no-python"
+    done = bench(
+        "--strategies", "assign", "--modes", "pynative", "--shapes", "inline-param-after-expr",
+        "--gate-only", "--fresh-gate", "--start-method", "spawn", "--results-dir", str(tmp_path),
+        "--expected-dir", str(tmp_path),
+        env={**os.environ, "BENCH_SPAWN_PYTHON": str(missing)},
+    )  # fmt: skip
+    assert done.returncode == 3, done.stdout[-2000:] + done.stderr[-2000:]
+    assert f"a spawned child could not start: {missing}: " in done.stderr
+    verdicts = [line for f in tmp_path.glob("raw/*/gate/*.jsonl") for line in f.open()]
+    assert verdicts == []  # nobody's verdict
+
+
 def test_interrupt_keeps_finished_cells_and_resume_completes(ms, tmp_path):
     args = [
         "--strategies",

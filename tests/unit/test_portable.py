@@ -114,3 +114,11 @@ def test_the_fixture_run_is_portable(tmp_path):
     shutil.copytree(RUN, copy)
     text = "".join(p.read_text() for p in copy.rglob("*.json*"))
     assert "UNSERIALIZABLE" not in text and "/work/" not in text
+
+
+def test_a_windows_path_under_the_root_is_recorded_relative_with_slashes():
+    root = "C:\\Users\\me\\suite"
+    got = portable.portable_path(root + "\\results\\clip\\raw\\run", root)
+    assert got == "results/clip/raw/run"
+    assert portable.portable_path("/home/me/suite/results/x", "/home/me/suite/") == "results/x"
+    assert portable.portable_path("D:\\elsewhere\\x", root) == "D:\\elsewhere\\x"  # not under it
