@@ -220,6 +220,19 @@ def test_an_unexpected_error_of_the_check_exits_3_naming_its_log(tmp_path, capsy
     assert not out.exists() and not list(tmp_path.glob(".out.*"))
 
 
+@pytest.mark.posix
+@pytest.mark.parametrize("method", procs.available())
+def test_a_mode_whose_process_dies_is_that_modes_verdict(tmp_path, monkeypatch, method):
+    """A dead child is a verdict (crashes, how it died), never a lost check: forked or spawned."""
+    monkeypatch.setenv(procs.ENV, method)
+    code, out = run(tmp_path, f"{FIXTURES}/crashes_in_graph.py:Doubles", "--modes", "graph")
+    assert code == 1
+    got, data = verdicts(out / "report.json")
+    assert got["graph"] == ("diverges", ["crashes"]) and data["start_method"] == method
+    (graph,) = [m for m in data["modes"] if m["mode"] == "graph"]
+    assert {r["detail"] for r in graph["runs"] if r["status"] == "crashes"} == {"died with SIGSEGV"}
+
+
 def test_a_spawned_child_that_cannot_start_exits_3_naming_the_interpreter(
     tmp_path, capsys, monkeypatch
 ):
