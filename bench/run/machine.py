@@ -6,6 +6,7 @@ import importlib.metadata
 import os
 import platform
 import sys
+import time
 from pathlib import Path
 
 try:  # POSIX only: peak memory from getrusage; elsewhere psutil's, or "unknown"
@@ -115,11 +116,11 @@ class LoadMeter:
     records it: ``others_cpus`` = (machine CPU time - this process's CPU time) / wall time."""
 
     def __init__(self):
-        self.start = (os.times(), _busy_seconds())
+        self.start = (os.times(), _busy_seconds(), time.monotonic())
 
     def read(self) -> dict:
-        (t0, busy0), t1, busy1 = self.start, os.times(), _busy_seconds()
-        wall = t1.elapsed - t0.elapsed
+        (t0, busy0, wall0), t1, busy1 = self.start, os.times(), _busy_seconds()
+        wall = time.monotonic() - wall0  # os.times().elapsed is 0 on Windows
         own = (t1.user + t1.system) - (t0.user + t0.system)
         if busy0 is None or busy1 is None or wall <= 0:
             return {"wall_s": wall, "own_cpus": own / wall if wall > 0 else None}
