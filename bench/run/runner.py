@@ -36,6 +36,8 @@ def run(run_dir: Path, plan: Plan, argv: list[str], out=print, publish: bool = F
 
     ctx = RunContext(run_dir, plan, out)
     signal.signal(signal.SIGTERM, _raise_interrupt)  # nox and kill send SIGTERM: stop cleanly
+    if hasattr(signal, "SIGBREAK"):  # Windows: Ctrl-Break (CTRL_BREAK_EVENT) stops cleanly too
+        signal.signal(signal.SIGBREAK, _raise_interrupt)
     manifest = ctx.manifest()
     if not manifest.command:
         manifest.command = " ".join(["nox -s bench", *(["--", *argv] if argv else [])])
