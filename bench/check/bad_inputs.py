@@ -184,7 +184,7 @@ class Outcome:
 
 
 def run_all(cases=CASES) -> list[Outcome]:
-    """Run every case in a fresh folder (in this process: the check forks its children)."""
+    """Run every case in a fresh folder (in this process: the check starts its children)."""
     from bench.check.cli import main
 
     folder = Path(tempfile.mkdtemp(prefix="bench-check-bad-"))

@@ -23,7 +23,7 @@ not write).
 
 ``python -m bench.check.variants clip brn [--out FILE]``: prints each case, then detected /
 total and false alarms; exit 1 when a finding is missed, a false alarm occurs or a check fails
-(exit 3), else 0. The checks run in this process one after the other (``cli.main``: each forks
+(exit 3), else 0. The checks run in this process one after the other (``cli.main``: each starts
 its own children), which saves MindSpore's import per variant.
 """
 
