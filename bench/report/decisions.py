@@ -17,6 +17,7 @@ import json
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
+from bench.core.schema import Status
 from bench.measured.modes import MODES, label
 from bench.report import answer, phrases, words
 
@@ -80,7 +81,7 @@ def _failure(runs: dict, kind: str, mode: str, strategy: str) -> Failure:
         rows = v[(v.strategy == strategy) & (v["mode"] == mode) & ~v.label.isin(NOT_GATED)]
         for r in rows.itertuples():
             gated += 1
-            if r.label == "works":
+            if r.label == Status.WORKS.label:
                 works += 1
                 continue
             what[r.kind or r.label] += 1

@@ -11,7 +11,7 @@ from pathlib import Path
 from bench.core import paths
 from bench.core.io import write_text_atomic
 from bench.measured import discovery
-from bench.measured.modes import MODES, label
+from bench.measured.modes import GRAPH, MODES, label
 from bench.report import answer, findings, phrases, words
 from bench.report.load import RunData
 
@@ -167,7 +167,7 @@ def first_block(runs: dict[str, RunData], answers: dict) -> list[str]:
     from bench.report import decisions
 
     out = []
-    small = answers.get("small", {}).get("graph")
+    small = answers.get("small", {}).get(GRAPH)
     where = SNIPPET_FROM["small"]
     if small and small[0].strategy and where in runs:
         code = phrases.snippet(runs[where], small[0].strategy)
