@@ -46,6 +46,7 @@ from pathlib import Path
 
 from bench.check import kinds as K
 from bench.check import known
+from bench.core import expected as expected_file
 from bench.core.exits import Exit
 from bench.core.io import write_text
 from bench.core.paths import ROOT
@@ -64,7 +65,7 @@ def make_inputs(step):
 
     return get({workload!r}).make_inputs({size}, step, small=True)
 """
-EXPECTED = ROOT / "expected" / "mindspore-2.10.0.tsv"
+EXPECTED = expected_file.path_for("2.10.0")  # the release the pages are made on
 COMPILED = tuple(m for m, mode in MODES.items() if mode.compiled and not mode.diagnostic)
 OUTCOME_KIND = {Status.CRASHED.value: K.CRASHED, Status.TIMEOUT.value: K.HANGS}
 FIRST_CALL_STALE = "stale read at the first call only"

@@ -4,8 +4,11 @@ What a strategy does in a mode is an observation of one MindSpore release; it ch
 release and every new shape. So the verdicts the suite expects live in
 ``expected/mindspore-<version>.tsv``: one line per workload × strategy × shape × mode with the
 verdict's signature (``works``, ``incorrect: write dropped``, ``raises: RuntimeError: ...``).
-A run compares its final verdicts with the file of the release it ran on; ``--record`` rewrites
-the lines of the cells it covered (the diff is what a reviewer reads). A cell recorded as
+Releases whose verdicts are the same share one file, named by all of them
+(``expected/mindspore-2.8.0+2.9.0+2.10.0.tsv``; ``merge`` makes it). A run compares its final
+verdicts with the file of the release it ran on; ``--record`` rewrites the lines of the cells it
+covered (the diff is what a reviewer reads); a release whose lines change is split out of the
+file it shared into a file of its own first. A cell recorded as
 ``incorrect: differs between processes`` accepts any works or silently-wrong outcome: it is known
 to vary.
 """
@@ -25,23 +28,33 @@ NOT_RECORDED = (Status.INEXPRESSIBLE, Status.BROKEN, Status.SKIPPED, Status.MISS
 VARIES = f"incorrect: {Kind.DIFFERS}"
 
 
+def releases_of(path: Path) -> list[str]:
+    """The releases an expected file holds for, from its name: ``mindspore-A+B+C.tsv``."""
+    return Path(path).name.removeprefix("mindspore-").removesuffix(".tsv").split("+")
+
+
+def _name(releases: list[str]) -> str:
+    return "mindspore-" + "+".join(sorted(releases, key=_version)) + ".tsv"
+
+
+def _version(v: str) -> tuple:
+    return tuple(int(x) if x.isdigit() else x for x in v.split("."))
+
+
 def path_for(version: str, folder: Path = EXPECTED_DIR) -> Path:
-    return Path(folder) / f"mindspore-{version}.tsv"
+    """The file holding ``version``'s verdicts: the one whose name lists it, else (a release
+    not recorded yet) ``mindspore-<version>.tsv``."""
+    for path in sorted(Path(folder).glob("mindspore-*.tsv")):
+        if version in releases_of(path):
+            return path
+    return Path(folder) / _name([version])
 
 
 def read(path: Path) -> dict[tuple[str, str, str, str], str]:
     """{(workload, strategy, shape, mode): signature}; {} when the file does not exist."""
     if not Path(path).is_file():
         return {}
-    out = {}
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        parts = line.split("\t")
-        if tuple(parts) == HEADER or len(parts) != len(HEADER):
-            continue
-        out[tuple(parts[:4])] = parts[4]
-    return out
+    return read_text(Path(path).read_text(encoding="utf-8"))
 
 
 def key(v: Verdict) -> tuple[str, str, str, str]:
@@ -85,7 +98,9 @@ def compare(verdicts: list[Verdict], recorded: dict) -> list[Difference]:
 def record(path: Path, verdicts: list[Verdict], version: str, varying: bool = False) -> int:
     """Write the lines of ``verdicts`` into the file at ``path`` (other lines kept); returns the
     number of lines that changed. ``varying``: keep every recorded line, and mark the cells whose
-    verdict now differs from it as varying (a second run that saw them otherwise)."""
+    verdict now differs from it as varying (a second run that saw them otherwise). Where the file
+    holds for other releases too and a line changes, ``version`` gets a file of its own
+    (``mindspore-<version>.tsv``) and the shared file is renamed without it."""
     lines = read(path)
     changed = 0
     for v in verdicts:
@@ -100,11 +115,62 @@ def record(path: Path, verdicts: list[Verdict], version: str, varying: bool = Fa
         if old != new:
             changed += 1
         lines[key(v)] = new
+    path = Path(path)
+    shared = releases_of(path) if path.is_file() else [version]
+    if changed and len(shared) > 1 and version in shared:
+        rest = [r for r in shared if r != version]
+        write(path.with_name(_name(rest)), read(path), rest)
+        path.unlink()
+        path, shared = path.with_name(_name([version])), [version]
+    write(path, lines, shared)
+    return changed
+
+
+def read_text(text: str) -> dict[tuple[str, str, str, str], str]:
+    out = {}
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.split("\t")
+        if tuple(parts) == HEADER or len(parts) != len(HEADER):
+            continue
+        out[tuple(parts[:4])] = parts[4]
+    return out
+
+
+def write(path: Path, lines: dict, releases: list[str]) -> None:
+    """An expected file: its header (the releases it holds for) and one line per cell."""
+    names = sorted(releases, key=_version)
+    which = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     head = [
-        f"# Expected verdicts on MindSpore {version} (CPU): written by the gate with --record,",
+        f"# Expected verdicts on MindSpore {which} (CPU): written by the gate with --record,",
         "# reviewed in the diff. One line per workload, strategy, code shape and mode.",
         "\t".join(HEADER),
     ]
     body = ["\t".join([*k, s]) for k, s in sorted(lines.items())]
     write_text_atomic(path, "\n".join([*head, *body]) + "\n")
-    return changed
+
+
+def merge(folder: Path = EXPECTED_DIR) -> list[Path]:
+    """Files of ``folder`` with the same lines become one file named by all their releases;
+    returns the files written."""
+    groups: dict[tuple, list[Path]] = {}
+    for path in sorted(Path(folder).glob("mindspore-*.tsv")):
+        groups.setdefault(tuple(sorted(read(path).items())), []).append(path)
+    written = []
+    for lines, files in groups.items():
+        if len(files) < 2:
+            continue
+        releases = [r for f in files for r in releases_of(f)]
+        out = Path(folder) / _name(releases)
+        write(out, dict(lines), releases)
+        for f in files:
+            if f != out:
+                f.unlink()
+        written.append(out)
+    return written
+
+
+if __name__ == "__main__":  # python -m bench.core.expected: merge the files that agree
+    for merged in merge():
+        print(f"wrote {merged}")

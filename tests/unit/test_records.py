@@ -133,6 +133,46 @@ def test_expected_verdicts_are_compared_and_recorded(tmp_path):
     assert text.splitlines()[2] == "workload\tstrategy\tshape\tmode\tverdict"
 
 
+def test_releases_with_the_same_verdicts_share_one_file(tmp_path):
+    found = [v(), v("incorrect", "write dropped", shape="depend-param-after-expr")]
+    for version in ("9.8", "9.9", "9.10"):
+        expected.record(expected.path_for(version, tmp_path), found, version)
+    other = [v("raises", detail="x: y")]
+    expected.record(expected.path_for("9.7", tmp_path), other, "9.7")
+    assert len(list(tmp_path.glob("*.tsv"))) == 4
+    (merged,) = expected.merge(tmp_path)
+    assert merged.name == "mindspore-9.8+9.9+9.10.tsv"
+    assert sorted(p.name for p in tmp_path.glob("*.tsv")) == [
+        "mindspore-9.7.tsv",
+        "mindspore-9.8+9.9+9.10.tsv",
+    ]
+    assert merged.read_text().startswith("# Expected verdicts on MindSpore 9.8, 9.9 and 9.10 ")
+    for version in ("9.8", "9.9", "9.10"):
+        assert expected.path_for(version, tmp_path) == merged
+        assert expected.compare(found, expected.read(expected.path_for(version, tmp_path))) == []
+    assert expected.compare(found, expected.read(expected.path_for("9.7", tmp_path)))
+    assert expected.path_for("9.11", tmp_path) == tmp_path / "mindspore-9.11.tsv"
+    # recording a change for one release splits it out; the others keep their lines
+    assert expected.record(merged, other, "9.9") == 1
+    assert sorted(p.name for p in tmp_path.glob("*.tsv")) == [
+        "mindspore-9.7.tsv",
+        "mindspore-9.8+9.10.tsv",
+        "mindspore-9.9.tsv",
+    ]
+    assert expected.compare(found, expected.read(expected.path_for("9.10", tmp_path))) == []
+    assert expected.compare(other, expected.read(expected.path_for("9.9", tmp_path))) == []
+    split = expected.read(expected.path_for("9.9", tmp_path))
+    assert len(split) == 2 and "incorrect: write dropped" in split.values()  # the shared line kept
+
+
+def test_the_committed_expected_files_name_every_release_once():
+    releases = [r for p in expected.EXPECTED_DIR.glob("*.tsv") for r in expected.releases_of(p)]
+    assert sorted(releases) == sorted(set(releases))
+    assert {"2.7.2", "2.8.0", "2.9.0", "2.10.0"} <= set(releases)
+    bodies = [tuple(sorted(expected.read(p).items())) for p in expected.EXPECTED_DIR.glob("*.tsv")]
+    assert len(bodies) == len(set(bodies))  # files that agree are merged
+
+
 def test_a_cell_recorded_as_varying_accepts_either_outcome(tmp_path):
     path = tmp_path / "e.tsv"
     path.write_text(
