@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.core import cellstats
+from bench.core import cellstats, paths
 from bench.measured.modes import MODES, label
 from bench.report import compare, fmt, load
 
@@ -163,7 +163,8 @@ def compiled_cost(run: load.RunData, width: dict, minutes: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    runs = [Path(a) for a in (sys.argv[1:] if argv is None else argv)]
+    args = sys.argv[1:] if argv is None else argv
+    runs = [paths.run_folder(a) or Path(a) for a in args]  # a folder or an archive
     if not runs:
         print(__doc__.strip().splitlines()[-1].strip(), file=sys.stderr)
         return 2

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from bench.core import paths
 from bench.core.cellstats import UNDETERMINED, Margin
 from bench.core.records import Records
 from bench.measured.modes import label
@@ -88,7 +89,7 @@ def main(argv=None) -> int:
     margins = [float(x) for x in args.margins.split(",")]
     print(f"A = {args.run_a}\nB = {args.run_b}\n")
     for rel in margins:
-        a, b = outcomes_at(args.run_a, rel), outcomes_at(args.run_b, rel)
+        a, b = (outcomes_at(paths.run_folder(r) or r, rel) for r in (args.run_a, args.run_b))
         rows = [agreement(a, b, mode) for mode in a.analysis if mode in b.analysis]
         print(f"margin {rel:.0%} of the candidate's step")
         print(pd.DataFrame(rows).to_string(index=False))

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+from bench.core import paths
 from bench.core import verdicts as final_verdicts
 from bench.core.records import read_verdicts
 from bench.core.rundir import RunDir
@@ -47,7 +48,8 @@ def differences(run: Path) -> tuple[int, list[tuple[str, str, str, str]]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    runs = [Path(a) for a in (sys.argv[1:] if argv is None else argv)]
+    args = sys.argv[1:] if argv is None else argv
+    runs = [paths.run_folder(a) or Path(a) for a in args]  # a folder or an archive
     if not runs:
         print(__doc__.strip().splitlines()[-1].strip(), file=sys.stderr)
         return 2

@@ -25,6 +25,7 @@ from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
 
+from bench.core import paths
 from bench.core.schema import RACE_ROUNDS
 from bench.measured.modes import label
 
@@ -136,7 +137,8 @@ def _share(seconds: float, of: float) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    runs = [Path(a) for a in (sys.argv[1:] if argv is None else argv)]
+    args = sys.argv[1:] if argv is None else argv
+    runs = [paths.run_folder(a) or Path(a) for a in args]  # a folder or an archive
     if not runs:
         print(__doc__.strip().splitlines()[-1].strip(), file=sys.stderr)
         return 2

@@ -28,11 +28,40 @@ def raw_dir(results: Path) -> Path:
 
 
 def runs(raw: Path) -> list[Path]:
-    """Run folders under ``raw``, oldest first (run ids sort by start time)."""
-    return sorted(p for p in Path(raw).glob("*") if (p / "manifest.json").is_file())
+    """Run folders under ``raw``, oldest first (run ids sort by start time): each folder
+    ``<raw>/<run-id>/`` and each archive ``<raw>/<run-id>.tar.xz`` (a committed run), the
+    archive as its folder extracted into the cache (``bench.core.archive``); where both exist,
+    the folder."""
+    from bench.core import archive
+
+    raw = Path(raw)
+    found = {p.name: p for p in raw.glob("*") if (p / "manifest.json").is_file()}
+    for p in raw.glob(f"*{archive.SUFFIX}"):
+        run_id = archive.run_id_of(p)
+        if run_id not in found and p.is_file():
+            found[run_id] = archive.extracted(p)
+    return [found[k] for k in sorted(found)]
 
 
 def find_run(raw: Path, run_id: str) -> Path | None:
-    """The run folder ``run_id`` under ``raw``, or None."""
-    candidate = Path(raw) / run_id
-    return candidate if (candidate / "manifest.json").is_file() else None
+    """The run ``run_id`` under ``raw``: its folder, or its archive extracted; None if neither."""
+    from bench.core import archive
+
+    folder = Path(raw) / run_id
+    if (folder / "manifest.json").is_file():
+        return folder
+    packed = Path(raw) / f"{run_id}{archive.SUFFIX}"
+    return archive.extracted(packed) if packed.is_file() else None
+
+
+def run_folder(path: Path | str) -> Path | None:
+    """A run named on a command line as a folder, an archive (``<raw>/<run-id>.tar.xz``) or the
+    folder of an archived run (``<raw>/<run-id>``): its folder; None if it is none of them."""
+    from bench.core import archive
+
+    path = Path(path)
+    if (path / "manifest.json").is_file():
+        return path
+    if archive.is_archive(path):
+        return archive.extracted(path)
+    return find_run(path.parent, path.name) if path.name else None

@@ -82,7 +82,12 @@ def write(pins: Pins, root: Path = paths.RESULTS_DIR) -> Path:
 
 
 def _resolve(raw: Path, run_id: str, what: str) -> Path:
-    found = paths.find_run(raw, run_id)
+    from bench.core.archive import ArchiveError
+
+    try:
+        found = paths.find_run(raw, run_id)  # a folder, or its archive read extracted
+    except ArchiveError as err:  # e.g. a pointer to a run that is not committed
+        raise PinError(f"the pinned {what} run {run_id!r}: {err}") from err
     if found is None:
         raise PinError(f"the pinned {what} run {run_id!r} is not in {raw} ({FILE} names it)")
     return found

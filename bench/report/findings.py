@@ -446,7 +446,7 @@ def release_verdicts(folder, workload: str) -> dict[str, pd.DataFrame]:
     import json
     from pathlib import Path
 
-    from bench.core import pins
+    from bench.core import paths, pins
     from bench.report import load
 
     if pins.read(Path(folder).parent).releases:  # the committed matrix: the pinned runs only
@@ -454,19 +454,21 @@ def release_verdicts(folder, workload: str) -> dict[str, pd.DataFrame]:
         found = {v: by[workload] for v, by in pinned.items() if workload in by}
         return {v: load.load(found[v]).verdicts for v in sorted(found, key=_version_key)}
     newest: dict[str, Path] = {}  # a folder of one's own: its newest run per release
-    for manifest in sorted(Path(folder).glob("*/**/raw/*/manifest.json")):
-        try:
-            data = json.loads(manifest.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        plan = data.get("plan", {})
-        if plan.get("workload") != workload:
-            continue
-        version_dir = manifest.relative_to(folder).parts[0]
-        version = (data.get("environment") or {}).get("mindspore") or plan.get("mindspore")
-        version = version or version_dir
-        if version not in newest or manifest.parent.name > newest[version].name:
-            newest[version] = manifest.parent
+    for raw in sorted(Path(folder).glob("*/**/raw")):  # folders and archives (paths.runs)
+        for run in paths.runs(raw):
+            manifest = run / "manifest.json"
+            try:
+                data = json.loads(manifest.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            plan = data.get("plan", {})
+            if plan.get("workload") != workload:
+                continue
+            version_dir = raw.relative_to(folder).parts[0]
+            version = (data.get("environment") or {}).get("mindspore") or plan.get("mindspore")
+            version = version or version_dir
+            if version not in newest or run.name > newest[version].name:
+                newest[version] = run
     out = {}
     for version in sorted(newest, key=_version_key):
         try:
@@ -576,7 +578,7 @@ def main(argv=None) -> int:
         help="do not run a crash's script to capture its native traceback",
     )
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    folders = [Path(r) for r in args.run]
+    folders = [paths.run_folder(r) or Path(r) for r in args.run]
     if not folders:
         from bench.core import pins
 

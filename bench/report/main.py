@@ -49,13 +49,18 @@ README = paths.ROOT / "README.md"
 
 
 def find_run(name: str, raw: Path) -> Path:
-    """The run folder ``name`` (a run id under ``raw``, or a path); UsageError if not there."""
-    found = paths.find_run(raw, name)
-    if found is None and (Path(name) / "manifest.json").is_file():
-        found = Path(name)
-    if found is None:
-        recent = ", ".join(p.name for p in paths.runs(raw)[-5:]) or "none"
-        raise UsageError(f"no run {name!r} in {str(raw)!r} (recent: {recent})")
+    """The run ``name`` (a run id under ``raw``, or a path: a folder or a run archive; an
+    archived run is read from its extracted copy); UsageError if it is not there, or if a
+    pointer it holds names a run that is not present."""
+    from bench.core.archive import ArchiveError
+
+    try:
+        found = paths.find_run(raw, name) or paths.run_folder(name)
+        if found is None:
+            recent = ", ".join(p.name for p in paths.runs(raw)[-5:]) or "none"
+            raise UsageError(f"no run {name!r} in {str(raw)!r} (recent: {recent})")
+    except ArchiveError as err:
+        raise UsageError(str(err)) from err
     return found
 
 

@@ -42,20 +42,26 @@ def load_releases(folder: Path, extra=(), problems: list | None = None) -> dict:
     root = Path(folder).parent
     root = root if pins.file(root).is_file() else paths.RESULTS_DIR
     pinned = pins.release_runs(root)
-    if pinned:
-        candidates = [r for by in pinned.values() for r in by.values()]
+    if pinned:  # {run folder: the release it is pinned for}
+        release_of = {r: v for v, by in pinned.items() for r in by.values()}
     else:  # a release folder of one's own, nothing pinned: every run in it (the newest wins)
-        candidates = [p for sub in sorted(Path(folder).glob("*/raw")) for p in paths.runs(sub)]
+        release_of = {
+            p: sub.parent.name
+            for sub in sorted(Path(folder).glob("*/raw"))
+            for p in paths.runs(sub)
+        }
+    candidates = list(release_of)
     references = list(pins.references(root, _workloads()).values())
     found: dict[str, dict[str, load.RunData]] = {}
-    for run_dir in [*candidates, *references, *map(Path, extra)]:
+    extra = [paths.run_folder(r) or Path(r) for r in extra]  # a folder or an archive
+    for run_dir in [*candidates, *references, *extra]:
         try:
             run = load.load(run_dir)
         except SchemaError as err:  # a run of an older suite: named, not compared
             if problems is not None:
                 problems.append(f"{run_dir}: {err}")
             continue
-        version = run.environment.get("mindspore") or run_dir.parent.parent.name
+        version = run.environment.get("mindspore") or release_of.get(run_dir, "unknown")
         found.setdefault(run.workload, {})[version] = run  # later (reference, extra) wins
     return {
         w: dict(sorted(by.items(), key=lambda kv: version_key(kv[0])))

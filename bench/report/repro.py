@@ -17,6 +17,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from bench.core import paths
 from bench.core.io import remove, write_text_atomic
 from bench.core.rundir import parse_verdict_name, verdict_name
 from bench.core.schema import Status
@@ -126,7 +127,7 @@ def main(argv=None) -> int:
             file=sys.stderr,
         )
         return 2
-    run = load.load(Path(argv[0]))
+    run = load.load(paths.run_folder(argv[0]) or Path(argv[0]))  # a folder or an archive
     cell = argv[1].removesuffix(".py")
     try:
         strategy, shape, mode = parse_verdict_name(cell)

@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.core import records
+from bench.core import paths, records
 from bench.core import verdicts as final_verdicts
 from bench.core.args import OneLineParser
 from bench.core.io import write_text_atomic
@@ -191,6 +191,7 @@ def main(argv=None) -> int:
     unknown = [m for m in modes if m not in MODE_NAMES]
     if unknown or not modes:
         p.error(f"unknown mode(s) {unknown!r} (valid: {', '.join(MODE_NAMES)})")
+    args.run_dir = paths.run_folder(args.run_dir) or args.run_dir  # an archive: its extracted copy
     if not (args.run_dir / "manifest.json").is_file():
         p.error(f"{str(args.run_dir)!r} is not a run folder (no manifest.json)")
     if args.jobs < 1:

@@ -17,6 +17,7 @@ from types import SimpleNamespace
 import pytest
 from markdown_it import MarkdownIt
 
+from bench.core import paths
 from bench.core.paths import ROOT
 from bench.measured import workloads
 from bench.measured.modes import MODES, label
@@ -201,8 +202,9 @@ def _strategy_of(cell: str, known: set[str], codes: dict[str, str]) -> str:
 def _strategies() -> set[str]:
     """Every strategy the committed manifests list."""
     out: set[str] = set()
-    for path in sorted(RESULTS.glob("*/raw/*/manifest.json")):
-        out |= set(json.loads(path.read_text())["strategies"])
+    for raw in sorted(RESULTS.glob("*/raw")):
+        for run in paths.runs(raw):  # folders and archives
+            out |= set(json.loads((run / "manifest.json").read_text())["strategies"])
     return out
 
 

@@ -153,14 +153,16 @@ def test_a_run_this_suite_cannot_read_is_skipped(tmp_path):
     assert got is None or got.keys == {}
 
 
-def _reference_runs():
+def _reference_runs() -> dict:
+    """{workload: its pinned reference run folder} (an archive is read extracted): the pins, not
+    whatever runs lie beside them."""
     from bench.core import pins
 
-    refs = pins.references().values()  # the pinned references, not whatever runs lie beside them
-    return sorted(p for p in refs if (p / "prepare" / "selection.json").is_file())
+    refs = pins.references()
+    return {w: p for w, p in refs.items() if (p / "prepare" / "selection.json").is_file()}
 
 
-@pytest.mark.parametrize("reference", _reference_runs(), ids=lambda p: p.parts[-3])
+@pytest.mark.parametrize("reference", _reference_runs().values(), ids=list(_reference_runs()))
 def test_a_quick_run_of_identical_code_times_the_shapes_the_reference_chose(reference, tmp_path):
     """A --quick run (no screen) whose code is the reference's times every strategy in the
     shape the reference's screen chose, and says whose screen it reused; a strategy whose

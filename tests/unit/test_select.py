@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from bench.core import paths
 from bench.core.paths import ROOT
 from bench.run import select
 
@@ -122,10 +123,15 @@ def test_under_noise_alone_the_simplest_is_kept_and_a_real_difference_is_found()
     assert found / n >= 0.90
 
 
-REFERENCES = sorted(ROOT.glob("results/*/raw/*/prepare/selection.json"))
+REFERENCES = {  # {workload: the selection of each committed reference run (archives read)}
+    raw.parent.name: run / "prepare" / "selection.json"
+    for raw in sorted(ROOT.glob("results/*/raw"))
+    for run in paths.runs(raw)
+    if (run / "prepare" / "selection.json").is_file()
+}
 
 
-@pytest.mark.parametrize("selection", REFERENCES, ids=[p.parts[-5] for p in REFERENCES])
+@pytest.mark.parametrize("selection", REFERENCES.values(), ids=list(REFERENCES))
 def test_each_committed_reference_timed_the_shapes_this_rule_chooses_from_its_screen(selection):
     """A reference is of this harness only if this rule, given its own recorded screen, picks
     every shape it timed (``findings/screen_choices.py``): a new rule means new references."""
