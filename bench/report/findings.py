@@ -578,6 +578,8 @@ def main(argv=None) -> int:
         help="do not run a crash's script to capture its native traceback",
     )
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    from bench.core import paths
+
     folders = [paths.run_folder(r) or Path(r) for r in args.run]
     if not folders:
         from bench.core import pins
