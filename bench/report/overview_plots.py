@@ -11,7 +11,16 @@ import numpy as np
 
 from bench.core.schema import Status
 from bench.measured.modes import MODES, label
-from bench.report.plots import _figure, _log, _save, added, added_series, not_drawn, style
+from bench.report.plots import (
+    _figure,
+    _log,
+    _save,
+    added,
+    added_series,
+    deterministic,
+    not_drawn,
+    style,
+)
 
 
 def answer_panels(runs: dict, answers: dict) -> list[list[dict]]:
@@ -48,6 +57,7 @@ def answer_panels(runs: dict, answers: dict) -> list[list[dict]]:
     return [r for r in rows if r]
 
 
+@deterministic
 def answer_figure(runs: dict, answers: dict, path: Path) -> Path | None:
     """One row per kind of state, one panel per mode users run (``answer_panels``): what each
     strategy correct in every shape adds to the step of the kind's shown workload, the kind's
@@ -166,6 +176,7 @@ def correctness_cells(runs: dict) -> tuple[list[str], list[str], dict]:
     return strategies, modes, counts
 
 
+@deterministic
 def correctness_figure(runs: dict, path: Path) -> Path | None:
     """Strategy × mode: coloured by the fraction of shapes that work over every shape of every
     workload (62/71 and 2/32 look different), the counts written in."""

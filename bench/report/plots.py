@@ -5,10 +5,17 @@ Every strategy keeps one style (colour, marker, line) in every plot of every mod
 the colours are Okabe and Ito's colour-blind-safe palette; the answer of a mode is drawn thick;
 axes are logarithmic where values span decades and name the swept quantity with its unit; every
 title carries the workload, MindSpore version and run. Every figure is written atomically.
+
+Deterministic: every figure is drawn under matplotlib's default settings whatever a user's
+``matplotlibrc`` says (``deterministic``: the bundled DejaVu Sans, the Agg renderer, 100 dpi) and
+saved without metadata that changes (no software or date), so the same data give the same bytes
+(matplotlib and its fonts are pinned in ``constraints.txt``); a figure whose bytes are unchanged is
+not rewritten (``write_bytes_atomic``), so a re-render without new data changes no file.
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import math
 from pathlib import Path
@@ -48,6 +55,39 @@ def style(names=None) -> dict[str, dict]:
             "ls": LINES[(i // len(OKABE_ITO)) % len(LINES)],
         }
     return out
+
+
+def settings() -> dict:
+    """The matplotlib settings every figure is drawn with: the defaults, not a user's
+    ``matplotlibrc``, with the font named (the one matplotlib bundles)."""
+    import matplotlib
+
+    skip = ("backend", "backend_fallback", "interactive", "webagg.", "savefig.directory")
+    out = {k: v for k, v in matplotlib.rcParamsDefault.items() if not k.startswith(skip)}
+    out.update(
+        {
+            "font.family": ["sans-serif"],
+            "font.sans-serif": ["DejaVu Sans"],
+            "figure.dpi": 100,
+            "savefig.dpi": 100,
+            "svg.hashsalt": "bench",
+            "path.simplify": True,
+        }
+    )
+    return out
+
+
+def deterministic(draw):
+    """``draw`` runs under ``settings()``, whatever the process's matplotlib settings are."""
+
+    @functools.wraps(draw)
+    def wrapper(*args, **kwargs):
+        import matplotlib
+
+        with matplotlib.rc_context(settings()):
+            return draw(*args, **kwargs)
+
+    return wrapper
 
 
 def _figure(width=8.0, height=5.0, ncols=1, nrows=1):
@@ -176,6 +216,7 @@ def added_series(run, mode: str, answer: str | None = None) -> dict | None:
     return {"title": title, "band": kind, "series": series, "note": not_drawn(run, mode, answer)}
 
 
+@deterministic
 def added(run, mode: str, path: Path, answer: str | None = None) -> Path | None:
     """Added time per step against the size, per strategy correct in every in-scope shape, with
     its band (``added_series``); the kind's answer thick and labelled."""
@@ -222,6 +263,7 @@ def added(run, mode: str, path: Path, answer: str | None = None) -> Path | None:
     return _save(fig, path)
 
 
+@deterministic
 def step_time(run, mode: str, path: Path) -> Path | None:
     m = run.analysis.get(mode)
     cells = (
@@ -280,6 +322,7 @@ def _heatmap(ax, grid, rows, cols, texts, title):
     ax.set_title(title, fontsize=9)
 
 
+@deterministic
 def support(run, path: Path) -> Path:
     """Per mode, every strategy × shape, coloured by verdict (words as in the tables)."""
     from matplotlib.patches import Patch
@@ -308,6 +351,7 @@ def support(run, path: Path) -> Path:
     return _save(fig, path)
 
 
+@deterministic
 def layout(run, path: Path) -> Path | None:
     modes = [m for m in run.modes if run.analysis.get(m) and run.analysis[m].of_role("layout")]
     if not modes:
@@ -341,6 +385,7 @@ def layout(run, path: Path) -> Path | None:
     return _save(fig, path)
 
 
+@deterministic
 def cost_vs_size(run, rows, mode: str, path: Path) -> Path | None:
     mine = rows[rows["mode"] == mode]
     if mine.empty:

@@ -131,6 +131,34 @@ def test_the_plots_are_written_with_provenance(run, tmp_path, monkeypatch):
         assert any(plots.provenance(run) in line for line in lines), name
 
 
+def test_the_same_data_give_the_same_plot_bytes_and_an_unchanged_plot_is_not_rewritten(
+    run, tmp_path
+):
+    """Every plot is byte-identical when drawn again from the same run, whatever the process's
+    matplotlib settings (a user's matplotlibrc); a plot whose bytes are unchanged keeps its file
+    (its modification time): a re-render without new data changes nothing."""
+    import os
+
+    import matplotlib
+
+    first = plots.write_all(run, tmp_path / "a", {})
+    assert len(first) >= 3
+    png = (tmp_path / "a" / "support.png").read_bytes()
+    assert png.startswith(b"\x89PNG") and b"Software" not in png and b"tIME" not in png
+    drawn = {p.name: p.read_bytes() for p in first}
+    for p in first:
+        os.utime(p, ns=(1, 1))
+    with matplotlib.rc_context({"font.size": 23, "lines.linewidth": 7, "figure.dpi": 55}):
+        other = plots.write_all(run, tmp_path / "b", {})
+        again = plots.write_all(run, tmp_path / "a", {})
+    assert [p.name for p in other] == [p.name for p in first] == [p.name for p in again]
+    for p in [*other, *again]:
+        assert p.read_bytes() == drawn[p.name], p
+    assert all(p.stat().st_mtime_ns == 1 for p in again), "unchanged plots were rewritten"
+    with matplotlib.rc_context({"font.size": 23}):  # outside the plots: the caller's settings
+        assert matplotlib.rcParams["font.size"] == 23
+
+
 def test_a_plot_the_run_no_longer_draws_is_removed_and_nothing_else(run, tmp_path):
     """Re-rendering a workload removes its plots that this run does not draw (another run's
     numbers), not files the report does not own."""
