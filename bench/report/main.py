@@ -122,7 +122,8 @@ def write(
     here = results if publish else Path(run.run_dir) / "report"
     plots_dir = (plots_dir or paths.plots_dir(run.workload)) if publish else here / "plots"
     write_text_atomic(here / "results.csv", run.cells.to_csv(index=False))
-    verdicts = run.verdicts.drop(columns=["dims"])
+    # one row per verdict; each step's outcome (``steps``, most of the bytes) stays in the run
+    verdicts = run.verdicts.drop(columns=["dims", "steps"])
     write_text_atomic(here / "verdicts.csv", verdicts.to_csv(index=False))
     links = repro.write(run, overview.repro_rows(run), here / "repros")
     images = plots.write_all(run, plots_dir, picks(kind))
