@@ -1,6 +1,6 @@
 """Sessions: `bench` measures and reports, `tests` checks (fast), `conformance` gates every shape of
-every workload against the recorded verdicts, `lint` lints; `report`, `compare`, `repro` and the
-release matrix work on recorded runs."""
+every workload against the recorded verdicts (`conformance_sample`, CI's: a sample of it), `lint`
+lints; `report`, `compare`, `repro` and the release matrix work on recorded runs."""
 
 from __future__ import annotations
 
@@ -97,6 +97,26 @@ def conformance(session: nox.Session) -> None:
     """Every shape of every workload against expected/, the committed repros, the reports."""
     _install(session, "measure", "report", "test")
     session.run("python", "-m", "pytest", "-m", "conformance", *session.posargs, env=REQUIRE_MS)
+
+
+@nox.session(venv_backend="none")
+def conformance_sample(session: nox.Session) -> None:
+    """CI's conformance (about 13 min on a busy 2-core machine; uses the tests' environment:
+    run ``nox -s tests`` first): the tests of tests/conformance on a sample (its sample.py): per
+    workload the fewest shapes holding every strategy × mode, both scripts of every finding's
+    minimal pair, more scripts chosen by the commit's hash, every committed report re-rendered
+    byte for byte. No test collected is a failure (pytest's exit 5), not a pass."""
+    python = Path(".nox/tests/bin/python")
+    if not python.exists():
+        session.error("no tests environment yet: run `nox -s tests` once first")
+    env = {
+        **REQUIRE_MS,
+        "BENCH_CONFORMANCE_SAMPLE": os.environ.get("BENCH_CONFORMANCE_SAMPLE", "1"),
+    }
+    # tests/conformance only: the end-to-end runs of tests/ms (crashes, Ctrl-C, --resume) stay in
+    # the full conformance; two workers, the gate on one, the scripts and re-render on the other
+    session.run(str(python), "-m", "pytest", "-m", "conformance", "-n", "2", "--dist", "loadfile",
+                "tests/conformance", *session.posargs, env=env)  # fmt: skip
 
 
 @nox.session

@@ -8,6 +8,8 @@ mode needs; a found one is copied, marked ``reused`` with the run that gated it 
 again keeps that origin; the report counts them).
 ``--fresh-gate`` gates everything. Whatever a run reuses, from a reference or from a run beside
 it, was gated by a real run of the same code, gate and release, and the page names that run.
+A committed run (an archive, ``bench.core.archive``) stores such a copy as a pointer to the
+committed run that gated it; reading the archive writes the copy back.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ import pytest
 
 from bench.core.schema import NETWORK_ONLY, SECOND_ONLY, THIRD_ONLY
 from bench.report import standalone
-from tests.conformance.test_conformance import _reproduced
+from tests.conformance.test_committed import _reproduced
 
 
 def _done(code: int, out: str = "") -> subprocess.CompletedProcess:
