@@ -54,7 +54,7 @@ def read(path: Path) -> dict[tuple[str, str, str, str], str]:
     """{(workload, strategy, shape, mode): signature}; {} when the file does not exist."""
     if not Path(path).is_file():
         return {}
-    return read_text(Path(path).read_text(encoding="utf-8"))
+    return parse(Path(path).read_text(encoding="utf-8"))
 
 
 def key(v: Verdict) -> tuple[str, str, str, str]:
@@ -126,7 +126,7 @@ def record(path: Path, verdicts: list[Verdict], version: str, varying: bool = Fa
     return changed
 
 
-def read_text(text: str) -> dict[tuple[str, str, str, str], str]:
+def parse(text: str) -> dict[tuple[str, str, str, str], str]:
     out = {}
     for line in text.splitlines():
         if not line.strip() or line.startswith("#"):

@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 
 from bench.core import io, paths, pins
+from bench.core.archive import ArchiveError
 from bench.core.args import OneLineParser, UsageError
 from bench.core.io import write_text_atomic
 from bench.core.schema import RunStatus, SchemaError
@@ -337,13 +338,13 @@ def main(argv=None) -> int:
                 f"unknown workload {args.workload!r} (valid: {', '.join(workloads.WORKLOADS)})"
             )
         jobs, publish, new_pins = _plan_jobs(args)
-    except (UsageError, pins.PinError, SchemaError) as err:
+    except (UsageError, pins.PinError, SchemaError, ArchiveError) as err:
         print(f"report: error: {err}", file=sys.stderr)
         return 2
     try:
         with io.staged():
             _render(jobs, publish, new_pins, args)
-    except (pins.PinError, SchemaError) as err:
+    except (pins.PinError, SchemaError, ArchiveError) as err:
         print(f"report: error: {err} (no page was changed)", file=sys.stderr)
         return 2
     except Exception as err:  # a bug of the suite: nothing was written
