@@ -286,6 +286,8 @@ def _run(args, argv, plan: Plan, run_dir: Path, results: Path, publish: bool, ou
         rendered = report_main.main([run_dir.name, *out])
         if rendered != 0:
             again = ["--workload", plan.workload, run_dir.name, *(["--publish"] if publish else [])]
+            if results != paths.results_dir(plan.workload).resolve():  # a folder of one's own
+                again += ["--results-dir", str(results)]
             print(
                 f"bench: the report failed (exit {rendered}); every measurement is kept in "
                 f"{run_dir} and no page was changed; render it again with "
