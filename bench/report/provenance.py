@@ -27,12 +27,15 @@ def default_plan(workload: str):
     return make_plan(parser().parse_args(["--workload", workload]), workloads.get(workload))
 
 
-def lacks(plan, status: str, default) -> list[str]:
-    """What a run of ``plan`` (ended with ``status``) lacks against the full run ``default``, in
-    short phrases, most important first; [] for a complete full run."""
+def lacks(plan, status: str, default, mindspore: str = "", pinned_mindspore: str = "") -> list[str]:
+    """What a run of ``plan`` (ended with ``status``, on MindSpore ``mindspore``) lacks against
+    the full run ``default`` (and the pinned reference's MindSpore), in short phrases, most
+    important first; [] for a complete full run."""
     out = []
     if str(status) != RunStatus.COMPLETE.value:
         out.append(f"it did not finish (status {RunStatus(status).value})")
+    if mindspore and pinned_mindspore and mindspore != pinned_mindspore:
+        out.append(f"another release: MindSpore {mindspore}, the reference's {pinned_mindspore}")
     if plan.gate_only:
         out.append("no timings (a gate-only run): no costs")
     elif plan.precision.tier == "quick":
@@ -123,7 +126,17 @@ def stands_for(run, pinned_id: str | None, default=None) -> Stands:
         return Stands(run.workload, run_id, True)
     default = default or default_plan(run.workload)
     plan = Plan.from_dict(run.plan)
-    return Stands(run.workload, run_id, False, tuple(lacks(plan, run.manifest.status, default)))
+    theirs = ""
+    try:
+        ref = pins.reference(run.workload) if pinned_id else None
+        if ref is not None:
+            manifest = json.loads((ref / "manifest.json").read_text(encoding="utf-8"))
+            theirs = str((manifest.get("environment") or {}).get("mindspore", ""))
+    except (pins.PinError, OSError, ValueError):
+        pass  # no pinned release to compare with: nothing said
+    mine = str(run.environment.get("mindspore", ""))
+    found = lacks(plan, run.manifest.status, default, mine, theirs)
+    return Stands(run.workload, run_id, False, tuple(found))
 
 
 __all__ = [

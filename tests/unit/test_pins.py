@@ -116,6 +116,9 @@ def test_what_a_run_lacks_against_a_full_run(changes, status, lacks):
 
     plan = replace(FULL, **changes)
     assert provenance.lacks(plan, status, FULL) == lacks
+    assert provenance.lacks(plan, status, FULL, "2.10.0", "2.10.0") == lacks
+    other = provenance.lacks(plan, status, FULL, "2.9.0", "2.10.0")
+    assert "another release: MindSpore 2.9.0, the reference's 2.10.0" in other
     assert (provenance.why_not_pinnable(plan, status, FULL) is None) == (not lacks)
 
 
