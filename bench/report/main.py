@@ -322,8 +322,8 @@ def _render(jobs, publish: bool, new_pins, args) -> None:
         here = write(run, results, plots_dir, True, current, stands[run.workload])
         print(f"report: wrote {here / 'summary.md'} (with shapes.md, CSVs, plots, repros)")
     root = Path(jobs[-1][1]).parent
-    mine = root.resolve() == paths.RESULTS_DIR.resolve()
-    plots_root = paths.PLOTS_DIR if mine else root / "plots"
+    committed = root.resolve() == paths.RESULTS_DIR.resolve()
+    plots_root = paths.PLOTS_DIR if committed else root / "plots"
     write_overview(current, root, plots_root, stands, with_readme=whole)
     if new_pins is not None:
         pins.write(new_pins)
