@@ -53,10 +53,10 @@ def test_the_data_needed_grows_with_the_square_of_the_width(width, times):
 
 
 def test_a_reference_run_has_a_row_per_mode_it_raced():
-    from bench.core import paths
+    from bench.core import pins
     from bench.report import load
 
-    run = load.load(paths.runs(paths.raw_dir(paths.results_dir("brn")))[-1])
+    run = load.load(pins.reference("brn"))  # the pinned one, whatever runs a user made since
     rows = interval_parts.mode_rows(
         run, interval_parts.widths(run), interval_parts.rounds_minutes(run)
     )
@@ -78,11 +78,11 @@ def test_rounds_grow_with_the_data_and_never_shrink(minutes, factor, then):
 
 
 def test_a_reference_runs_rounds_and_their_cost_at_the_target_width():
-    from bench.core import paths
+    from bench.core import pins
     from bench.measured.modes import MODES, label
     from bench.report import load
 
-    run = load.load(paths.runs(paths.raw_dir(paths.results_dir("brn")))[-1])
+    run = load.load(pins.reference("brn"))  # the pinned one, whatever runs a user made since
     minutes = interval_parts.rounds_minutes(run)
     spent = interval_parts.wall_times.spent(run.run_dir)
     assert minutes and all(math.isclose(minutes[m], spent[m]["rounds"] / 60) for m in minutes)

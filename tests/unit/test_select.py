@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from bench.core import paths
+from bench.core import pins
 from bench.core.paths import ROOT
 from bench.run import select
 
@@ -123,10 +123,9 @@ def test_under_noise_alone_the_simplest_is_kept_and_a_real_difference_is_found()
     assert found / n >= 0.90
 
 
-REFERENCES = {  # {workload: the selection of each committed reference run (archives read)}
-    raw.parent.name: run / "prepare" / "selection.json"
-    for raw in sorted(ROOT.glob("results/*/raw"))
-    for run in paths.runs(raw)
+REFERENCES = {  # {workload: the selection of each pinned reference run (archives read)}
+    w: run / "prepare" / "selection.json"
+    for w, run in pins.references().items()
     if (run / "prepare" / "selection.json").is_file()
 }
 
