@@ -50,6 +50,12 @@ def file(root: Path = paths.RESULTS_DIR) -> Path:
     return Path(root) / FILE
 
 
+def in_force(results: Path) -> Path:
+    """The results folder whose pins hold for ``results``: itself where it has the file, else the
+    committed ``results/`` (a results folder of one's own pins nothing)."""
+    return Path(results) if file(results).is_file() else paths.RESULTS_DIR
+
+
 def read(root: Path = paths.RESULTS_DIR) -> Pins:
     """The pins of the results folder ``root``; PinError with the reason if unreadable. A root
     without the file pins nothing (a user's own results folder)."""
@@ -118,4 +124,14 @@ def release_runs(root: Path = paths.RESULTS_DIR) -> dict[str, dict[str, Path]]:
     return out
 
 
-__all__ = ["FILE", "PinError", "Pins", "read", "reference", "references", "release_runs", "write"]
+__all__ = [
+    "FILE",
+    "PinError",
+    "Pins",
+    "in_force",
+    "read",
+    "reference",
+    "references",
+    "release_runs",
+    "write",
+]

@@ -21,7 +21,7 @@ def reference_runs(results: Path = paths.RESULTS_DIR) -> dict[str, RunData]:
     answers stand on these, whatever runs a user made since."""
     from bench.core import pins
 
-    root = Path(results) if pins.file(results).is_file() else paths.RESULTS_DIR
+    root = pins.in_force(results)
     found = pins.references(root, list(workloads.WORKLOADS))
     return {name: load(run) for name, run in found.items()}
 

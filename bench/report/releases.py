@@ -39,8 +39,7 @@ def load_releases(folder: Path, extra=(), problems: list | None = None) -> dict:
     runs), then each workload's pinned reference (it wins for its release), then ``extra``."""
     from bench.core import pins
 
-    root = Path(folder).parent
-    root = root if pins.file(root).is_file() else paths.RESULTS_DIR
+    root = pins.in_force(Path(folder).parent)
     pinned = pins.release_runs(root)
     if pinned:  # {run folder: the release it is pinned for}
         release_of = {r: v for v, by in pinned.items() for r in by.values()}

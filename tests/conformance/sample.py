@@ -105,11 +105,11 @@ def sampled_repros(repros: list[Path], seed: str, k: int = SAMPLED, skip=()) -> 
 def reference_pairs(results: Path) -> dict[str, list[tuple]]:
     """{workload: the minimal pair of each finding of the run its committed pages stand on}
     (``results/pages.json``, else the pinned reference): the runs whose scripts the pages link."""
-    from bench.core import paths, pins
+    from bench.core import pins
     from bench.measured import workloads
     from bench.report import findings, load, provenance
 
-    root = Path(results) if pins.file(results).is_file() else paths.RESULTS_DIR
+    root = pins.in_force(results)
     refs = provenance.current_runs(root, list(workloads.WORKLOADS))
     return {
         w: sorted({e.pair for e in findings.entries(load.load(run)) if e.pair})
