@@ -102,6 +102,7 @@ class Kind(str, Enum):
 
     WRITE_DROPPED = "write dropped"  # the Parameter keeps its value where the code writes one
     WRONG_VALUE = "wrong value"  # the Parameter changes, but not to what the code writes
+    OUTDATED = "follows the old values after a reload"  # the update keeps using replaced values
     STALE_READ = "stale read"  # a read saw the old value where the code's read sees the new one
     FUTURE_READ = "future read"  # a read placed before the write returned the written value
     WRONG_OUTPUT = "wrong output"  # the output is wrong in another way
@@ -118,6 +119,10 @@ class Kind(str, Enum):
 KIND_MEANINGS = {
     Kind.WRITE_DROPPED: "no error, but the Parameter keeps its old value",
     Kind.WRONG_VALUE: "no error, but the Parameter gets a value the code does not write",
+    Kind.OUTDATED: (
+        "no error, but after the weights are replaced from outside (a checkpoint loaded with "
+        "load_param_into_net, or set_data) the update goes on with their old values"
+    ),
     Kind.STALE_READ: "a read that the code places after the write returns the value from before it",
     Kind.FUTURE_READ: "a read the code places before the write returns the value it writes",
     Kind.WRONG_OUTPUT: "the output is wrong in a way no reading of the state explains",

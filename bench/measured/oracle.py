@@ -13,10 +13,16 @@ dropped once is not also counted as a wrong read in every later step. What a ste
 
 - the output: ``ok``, the other reading (what the output would be had the read seen the other
   value: the values actually used), or ``other``;
-- each Parameter: ``ok``, ``unchanged`` (the write was dropped), or ``other`` (a wrong value).
+- each Parameter: ``ok``, ``unchanged`` (the write was dropped), ``outdated`` (what the write
+  would store had it used values the cell's weights had before they were replaced from outside:
+  a checkpoint reload), or ``other`` (a wrong value).
 
-A cell that diverges is a silent failure of one :class:`Kind` (the first in the order below, all
-of them recorded). NumPy only: the gate, the timing check and the reproduction scripts share it.
+A cell that diverges is a silent failure of one :class:`Kind`: the kind of the first step that
+diverges (the first of that step's kinds in ``KINDS``' order), every kind of every step recorded.
+So a cap written wrong (2.9 where the code writes 3.0) is a wrong value, though the calls after
+it keep 2.9. A step that could not show a bug (``observable``) is marked so in the per-step
+record, and the words of the calls say which calls could not tell. NumPy only: the gate, the
+timing check and the reproduction scripts share it.
 """
 
 from __future__ import annotations
@@ -39,6 +45,23 @@ class Expected:
     output: np.ndarray
     after: dict
     other: dict = field(default_factory=dict)
+    # the state after the step had the write used values replaced from outside before it (a
+    # host copy that still follows a weight's old memory after a checkpoint reload): name -> array
+    outdated: dict = field(default_factory=dict)
+    event: str = ""  # what happened before this step from outside the cell (a reload), or ""
+
+
+def observable(runtime, expected: Expected, before: dict) -> bool:
+    """Whether a step from ``before`` can show a bug: the state it writes changes (a dropped
+    write keeps a value the reference does not), and, where the workload reads its state, the
+    output under the other reading differs (a stale or early read changes the output)."""
+    changes = any(
+        not runtime.matches(np.asarray(want).reshape(-1), np.asarray(before[n]).reshape(-1))
+        for n, want in expected.after.items()
+        if n in before
+    )
+    reads = all(not runtime.matches(alt, expected.output) for alt in expected.other.values())
+    return changes and reads
 
 
 @dataclass
@@ -51,6 +74,8 @@ class Step:
     state: dict = field(default_factory=dict)  # name -> "unchanged" | "other" (only the wrong)
     note: str = ""  # the values: expected vs observed, in words
     older: int = 0  # a stale read of the state from before this earlier step (0: this step's)
+    observable: bool = True  # the step could show a bug (``observable``): its state changes
+    event: str = ""  # what was done to the cell from outside before this step (a reload)
 
     @property
     def ok(self) -> bool:
@@ -62,6 +87,8 @@ class Step:
             out.append(Kind.WRITE_DROPPED)
         if "other" in self.state.values():
             out.append(Kind.WRONG_VALUE)
+        if "outdated" in self.state.values():
+            out.append(Kind.OUTDATED)
         if self.output == BEFORE and (meaning == AFTER or self.older):
             out.append(Kind.STALE_READ)
         elif self.output == AFTER and meaning == BEFORE:
@@ -106,7 +133,8 @@ def judge(
     """One :class:`Step`: ``out`` and ``after`` (observed) against ``expected``, given the
     observed state ``before`` the step; ``earlier`` maps a step j to the output the step would
     give had it read the state from before step j (a read older than this step)."""
-    step = Step(size=size, step=index)
+    step = Step(size=size, step=index, event=expected.event)
+    step.observable = observable(runtime, expected, before)
     out = np.asarray(out)
     if not runtime.matches(out, expected.output):
         step.output = next(
@@ -125,10 +153,19 @@ def judge(
             continue
         old = np.asarray(before[name], np.float32).reshape(np.shape(want))
         writes = not runtime.matches(want, old)  # the code changes this Parameter this step
-        step.state[name] = "unchanged" if writes and np.array_equal(got, old) else "other"
+        stale = expected.outdated.get(name)
+        if writes and np.array_equal(got, old):
+            step.state[name] = "unchanged"
+        elif stale is not None and runtime.matches(got, np.reshape(stale, np.shape(want))):
+            step.state[name] = "outdated"
+        else:
+            step.state[name] = "other"
         notes.append(
             f"{name} = {_describe(got)}, the code writes {_describe(want)}"
-            + (" (unchanged)" if step.state[name] == "unchanged" else "")
+            + {
+                "unchanged": " (unchanged)",
+                "outdated": " (the update used the weights from before they were replaced)",
+            }.get(step.state[name], "")
         )
     if step.output != "ok":
         used = runtime.describe_output(out, expected) or "the output differs"
@@ -149,12 +186,18 @@ def verdict(steps: list[Step], meaning: str, symbol: str) -> Observation:
     if not bad:
         return Observation(Status.WORKS, steps=[asdict(s) for s in steps])
     first = bad[0]
-    detail = f"{kinds[0]} at step {first.step} ({symbol}={first.size}): {first.note}"
+    kind = primary(first.kinds(meaning)) or kinds[0]
+    detail = f"{kind} at step {first.step} ({symbol}={first.size}): {first.note}"
     if len(bad) > 1:
         detail += f" (and {len(bad) - 1} more of {len(steps)} steps)"
     return Observation(
-        Status.INCORRECT, str(kinds[0]), [str(k) for k in kinds], detail, [asdict(s) for s in steps]
+        Status.INCORRECT, str(kind), [str(k) for k in kinds], detail, [asdict(s) for s in steps]
     )
+
+
+def primary(kinds) -> Kind | None:
+    """The kind of a step that shows several: the first in ``KINDS``' order."""
+    return next((k for k in KINDS if k in kinds), None)
 
 
 def _span(hits: list[int], total: int) -> str:
@@ -181,9 +224,18 @@ def calls(steps: list[dict], kind: str, meaning: str) -> str:
     spans = []
     for group in by_size.values():
         hits = [s.step for s in group if kind in [str(k) for k in s.kinds(meaning)]]
+        blind = [s.step for s in group if not s.observable and s.step not in hits]
         if hits:
-            spans.append(_span(hits, max(s.step for s in group)))
+            spans.append(_span(hits, max(s.step for s in group)) + _blind(blind))
     return "; ".join(dict.fromkeys(spans))
+
+
+def _blind(steps: list[int]) -> str:
+    """The calls that could not show a bug (their state did not change, or a stale read gives
+    the same output), in words: "" when every call could."""
+    if not steps:
+        return ""
+    return f" (call{'s' if len(steps) > 1 else ''} {', '.join(map(str, steps))} could not tell)"
 
 
 def message_line(text: str) -> str:
@@ -208,6 +260,20 @@ def run_step(step, cell, inputs: tuple):
     """One step as the harness runs it: call the (prepared) cell, then its host-side hook
     (which gets the input, or the tuple of inputs of a workload that has several)."""
     return cell.after_step(step(*inputs), inputs[0] if len(inputs) == 1 else inputs)
+
+
+def before_step(cell, runtime, params: dict, where: str):
+    """What a training loop does to ``cell`` before a checked step (its ``before_step``, the
+    workload's: an optimizer step of the weights an EMA follows, a checkpoint reload), then the
+    state read again: the step is judged from the state it begins with. ``(state, None)``, or
+    ``(None, Observation)`` when the loop raised (the cell's verdict says so). The timed steps
+    do not run it."""
+    try:
+        cell.before_step()
+        return runtime.observe(params), None
+    except Exception as exc:
+        said = f"{where}: the training loop before it raised {first_line(exc)}"
+        return None, Observation(Status.RAISES, detail=said)
 
 
 HISTORY = 16  # how many steps back a stale read is looked for (the gate runs at most 11)
@@ -235,13 +301,17 @@ def observe(
         before = runtime.observe(params)
         history = []
         for i in range(1, count + 1):
+            where = f"step {i} ({runtime.size_symbol}={size})"
+            if hasattr(cell, "before_step"):
+                before, failed = before_step(cell, runtime, params, where)
+                if failed:
+                    return failed
             expected = runtime.expect(size, seed + i - 1, before, meaning, update)
             try:
                 tensors = tuple(ms.Tensor(a) for a in expected.inputs)
                 out = run_step(step, cell, tensors).asnumpy()
                 after = runtime.observe(params)
             except Exception as exc:
-                where = f"step {i} ({runtime.size_symbol}={size})"
                 return Observation(Status.RAISES, detail=f"{where}: {first_line(exc)}")
             earlier = {
                 j: runtime.expect(size, seed + i - 1, state, BEFORE, update).output
@@ -303,6 +373,12 @@ def observe_network(
     steps: list[list[Step]] = [[] for _ in built]
     histories: list[list] = [[] for _ in built]
     for i in range(1, count + 1):
+        if hasattr(built[0][0], "before_step"):
+            for j, (cell, params) in enumerate(built):
+                where = f"layer {j + 1} of {layers}: step {i} ({runtime.size_symbol}={size})"
+                befores[j], failed = before_step(cell, runtime, params, where)
+                if failed:
+                    return failed
         expected = [runtime.expect(size, seed + i - 1, b, meaning, update) for b in befores]
         try:
             tensors = tuple(ms.Tensor(a) for a in expected[0].inputs)

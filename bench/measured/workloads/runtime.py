@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.measured.oracle import Expected
+from bench.measured.oracle import BEFORE, Expected
+
+# A stale read must change at least this many of a step's output elements beyond the tolerance
+# (and this fraction of them): more than rounding can, so it cannot pass the oracle by chance.
+MIN_CHANGED, MIN_CHANGED_FRACTION = 8, 0.005
 
 
 class Runtime:
@@ -37,6 +41,38 @@ class Runtime:
         """The gate's step ``seed`` at ``size`` from ``state`` (small inputs): an Expected."""
         raise NotImplementedError
 
+    def observability(self, schedule=None) -> list[str]:
+        """The observability contract, from the NumPy reference alone (no MindSpore): at every
+        checked step of ``schedule`` (the gate's), run from the initial state as the code
+        means, (a) the state the step writes differs from the state before it, so a dropped
+        write shows; (b) where the workload reads its state, the output under the other
+        reading differs from the code's in at least ``MIN_CHANGED`` elements (and
+        ``MIN_CHANGED_FRACTION`` of them) beyond the tolerance, so a stale or early read
+        shows. The problems, one line each naming the step and size ([]: kept)."""
+        problems = []
+        for size, count in schedule or self.gate_schedule:
+            state = self.initial_state(size)
+            for i in range(1, count + 1):
+                where = f"step {i} ({self.size_symbol}={size})"
+                want = self.expect(size, i - 1, state, BEFORE)
+                for name, after in want.after.items():
+                    old = np.asarray(state[name]).reshape(-1)
+                    if self.matches(np.asarray(after).reshape(-1), old):
+                        problems.append(f"{where}: {name} does not change (a dropped write hides)")
+                for reading, other in want.other.items():
+                    base, alt = np.asarray(want.output), np.asarray(other)
+                    if base.shape != alt.shape:
+                        continue
+                    apart = int(np.sum(~np.isclose(alt, base, self.rtol, self.atol)))
+                    need = max(MIN_CHANGED, int(np.ceil(MIN_CHANGED_FRACTION * base.size)))
+                    if apart < need:
+                        problems.append(
+                            f"{where}: the output read {reading} the write differs from the "
+                            f"code's in {apart} of {base.size} elements (at least {need} needed)"
+                        )
+                state = {k: np.asarray(v).reshape(-1) for k, v in want.after.items()}
+        return problems
+
     def matches(self, got, want) -> bool:
         """The one tolerance of this workload: gate, timed check and repro all use it."""
         got, want = np.asarray(got), np.asarray(want)
@@ -52,9 +88,15 @@ class Runtime:
         cell = variant_class()
         return cell, dict(cell.parameters_and_names())
 
+    @property
+    def read_names(self) -> tuple[str, ...]:
+        """The Parameters a step's reference reads: the state, and those a training loop sets
+        (the weights an EMA follows), which the reference takes as they are."""
+        return tuple(self.state_names)
+
     def observe(self, params: dict) -> dict:
         """The state (float32 arrays) read from the Parameters a cell started with."""
-        return {n: params[n].asnumpy().astype(np.float32).reshape(-1) for n in self.state_names}
+        return {n: params[n].asnumpy().astype(np.float32).reshape(-1) for n in self.read_names}
 
     def probe(self, params: dict):
         """The Parameter a step writes last: reading it waits for the step's writes."""

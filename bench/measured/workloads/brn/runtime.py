@@ -34,7 +34,9 @@ def _state(values: dict) -> State:
 
 class BRNRuntime(Runtime):
     name = "brn"
-    gate_schedule = ((16, 7),)  # r_max and d_max ramp over 4 steps (RAMP_STEPS), then hold
+    # r_max and d_max ramp over 8 steps (RAMP_STEPS) and reach their end at the last checked
+    # call: every state Parameter changes at every call (the observability contract)
+    gate_schedule = ((16, 8),)
     rtol, atol = 1e-4, 1e-4
     state_names = BRN_STATE
     readings = {

@@ -24,7 +24,7 @@ import numpy as np
 CHANNELS = 3
 EPS = 1e-5
 MOMENTUM = 0.1
-RAMP_STEPS = 4  # r_max and d_max reach their end after 4 steps: the gate sees ramp and hold
+RAMP_STEPS = 8  # r_max and d_max reach their end at the gate's last checked call (its 8th)
 R_MAX_END, D_MAX_END = 3.0, 5.0
 AXES = (0, 2, 3)
 BRN_STATE = ("moving_mean", "moving_var", "r_max", "d_max", "step")  # written every step

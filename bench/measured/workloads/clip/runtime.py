@@ -17,15 +17,34 @@ from bench.measured.workloads.runtime import Runtime
 
 class ClipRuntime(Runtime):
     name = "clip"
-    # N = 8192 grows the limit by 0.8192 a step: it grows twice, then reaches the cap (3.0) at
-    # step 3 and stays. A small input (N x 1 x 2 x 2) keeps the gate cheap.
-    gate_schedule = ((8192, 4),)
+    # N = 2048 grows the limit by 0.2048 a step: it grows at every one of the 10 checked calls
+    # and reaches the cap (3.0) at the last one, the cap's own step (``CAP_STEP``); a stale or
+    # dropped limit shows at every call (the observability contract). A small input
+    # (N x 1 x 2 x 2) keeps the gate cheap.
+    gate_schedule = ((2048, 10),)
     rtol, atol = 1e-5, 1e-6
     state_names = ("limit",)
     readings = {
         BEFORE: "the limit from before the write",
         AFTER: "the limit the write stores",
     }
+
+    def observability(self, schedule=None) -> list[str]:
+        """The runtime's contract, and: the cap is reached at the last checked call of each
+        size, not before (the step where the cap is exercised, labelled as such)."""
+        problems = super().observability(schedule)
+        for size, count in schedule or self.gate_schedule:
+            limit = np.float32(INITIAL_LIMIT)
+            for i in range(1, count + 1):
+                limit = next_limit(limit, size)
+                capped = bool(limit >= np.float32(MAX_LIMIT))
+                if capped != (i == count):
+                    problems.append(
+                        f"step {i} ({self.size_symbol}={size}): the limit "
+                        + ("reaches the cap before the last call" if capped else "is not capped")
+                        + f" (cap {MAX_LIMIT}, limit {limit:.6g})"
+                    )
+        return problems
 
     def make_inputs(self, size: int, seed: int, small: bool = False) -> tuple:
         return (make_input(size, seed, (1, 2, 2) if small else FEATURE_SHAPE),)
@@ -40,7 +59,9 @@ class ClipRuntime(Runtime):
         outputs = {BEFORE: np.clip(x, -old, old), AFTER: np.clip(x, -new, new)}
         other = {k: v for k, v in outputs.items() if k != meaning}
         after = {"limit": np.asarray([new], np.float32)}
-        return Expected((x,), outputs[meaning], after, other)
+        capped = bool(new >= np.float32(MAX_LIMIT) > old)
+        event = f"the limit reaches its cap ({MAX_LIMIT})" if capped else ""
+        return Expected((x,), outputs[meaning], after, other, event=event)
 
     def describe_output(self, out, expected) -> str:
         x = expected.inputs[0]

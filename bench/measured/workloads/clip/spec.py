@@ -16,13 +16,18 @@ INITIAL_LIMIT = 1.0
 INC_STEP = 1e-4
 MAX_LIMIT = 3.0
 FEATURE_SHAPE = (3, 32, 32)  # input is N x 3 x 32 x 32 float32, as in the original report
+INPUT_SCALE = 2.0  # the input's standard deviation: the clip is active over the whole 1..3 range
 DTYPE = np.float32
 
 
 def make_input(batch_size: int, seed: int = 0, features=FEATURE_SHAPE) -> np.ndarray:
-    """A standard-normal N x 3 x 32 x 32 float32 batch (the report's distribution)."""
+    """A normal N x 3 x 32 x 32 float32 batch of standard deviation ``INPUT_SCALE``: wider than
+    the report's standard normal, so that a limit between 1 and 3 clips a share of it that
+    changes with the limit (a stale limit shows in the output)."""
     rng = np.random.default_rng(seed)
-    return rng.standard_normal((batch_size, *features), dtype=DTYPE)
+    return (rng.standard_normal((batch_size, *features), dtype=DTYPE) * DTYPE(INPUT_SCALE)).astype(
+        DTYPE
+    )
 
 
 def next_limit(limit, batch_size: int):
