@@ -226,7 +226,11 @@ def calls(steps: list[dict], kind: str, meaning: str) -> str:
         hits = [s.step for s in group if kind in [str(k) for k in s.kinds(meaning)]]
         blind = [s.step for s in group if not s.observable and s.step not in hits]
         if hits:
-            spans.append(_span(hits, max(s.step for s in group)) + _blind(blind))
+            total = max(s.step for s in group)
+            words = _span(hits, total)
+            if blind and words.endswith(" only"):  # "only" would claim the blind calls were right
+                words = f"at calls {', '.join(map(str, hits))} of {total}"
+            spans.append(words + _blind(blind))
     return "; ".join(dict.fromkeys(spans))
 
 

@@ -108,14 +108,16 @@ def test_a_script_reproduces_only_what_it_recorded(ms, tmp_path):
         return _run(tmp_path, "index_add", "inline-view-before-expr", GRAPH, status, kind, calls,
                     "after")  # fmt: skip
 
-    # the limit reaches its cap at step 3: the 4th call reads the same value either way
-    done = run("incorrect", "stale read", "at the first 3 calls only")
+    # the old gate's limit reached its cap at call 3 of 4, so its 4th call could not tell and
+    # it said "at the first 3 calls only"; every one of the 10 calls can tell now (issue 50)
+    done = run("incorrect", "stale read", "at every call")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "\nREPRODUCED: incorrect: stale read at the first 3 calls only" in done.stdout
-    assert "step 1, expected vs observed: limit 1.8192 vs 1.8192; output: stale read" in done.stdout
-    every = run("incorrect", "stale read", "at every call")  # the qualifier is checked too
+    assert "\nREPRODUCED: incorrect: stale read at every call" in done.stdout
+    assert "step 1, expected vs observed: limit 1.2048 vs 1.2048; output: stale read" in done.stdout
+    assert "step 10, expected vs observed: limit 3 vs 3; output: stale read" in done.stdout
+    first = run("incorrect", "stale read", "at the first 3 calls only")  # the calls are checked
     assert (
-        every.returncode == 1 and "NOT REPRODUCED: observed incorrect: stale read" in every.stdout
+        first.returncode == 1 and "NOT REPRODUCED: observed incorrect: stale read" in first.stdout
     )
 
 

@@ -89,24 +89,24 @@ def test_the_clip_twin_keeps_its_limit_and_the_closed_form_stops_at_the_cap(clip
 # (biased) variances 1, 1, 4. From the initial state (mean 0, var 1, r_max 1, d_max 0, step 0)
 # r is clipped to 1 and d to 0, so y = (x - mean) / sqrt(var + 1e-5) = -1, +1 per channel.
 BRN_X = np.array([[1.0, -1.0, 4.0], [3.0, 1.0, 8.0]], F32).reshape(2, 3, 1, 1)
-BRN_STATE_1 = {  # after step 1: mean += 0.1 (mu - mean), var += 0.1 (var_B - var), ramp 1/4
+BRN_STATE_1 = {  # after step 1: mean += 0.1 (mu - mean), var += 0.1 (var_B - var), ramp 1/8
     "moving_mean": [0.2, 0.0, 0.6],
     "moving_var": [1.0, 1.0, 1.3],
-    "r_max": [1.5],
-    "d_max": [1.25],
+    "r_max": [1.25],
+    "d_max": [0.625],
     "step": [1.0],
 }
 BRN_STATE_2 = {
     "moving_mean": [0.38, 0.0, 1.14],
     "moving_var": [1.0, 1.0, 1.57],
-    "r_max": [2.0],
-    "d_max": [2.5],
+    "r_max": [1.5],
+    "d_max": [1.25],
     "step": [2.0],
 }
 BRN_OUT_0 = [[-1.0, -1.0, -1.0], [1.0, 1.0, 1.0]]
-# With state 1: r = clip(sigma_B / sigma, 1/1.5, 1.5) = 1, 1, 1.5 (2 / 1.14); d = clip((mu - mean)
-# / sigma, +-1.25) = 1.25, 0, 1.25. y = xhat * r + d.
-BRN_OUT_1 = [[0.25, -1.0, -0.25], [2.25, 1.0, 2.75]]
+# With state 1: r = clip(sigma_B / sigma, 1/1.25, 1.25) = 1, 1, 1.25 (2 / 1.14 = 1.75, clipped);
+# d = clip((mu - mean) / sigma, +-0.625) = 0.625, 0, 0.625 (1.8, 0, 4.7). y = xhat * r + d.
+BRN_OUT_1 = [[-0.375, -1.0, -0.625], [1.625, 1.0, 1.875]]
 
 
 @pytest.fixture
@@ -148,7 +148,7 @@ def test_brn_twin_keeps_the_state_and_the_closed_form_follows_the_ramp(brn):
         close(e.after[name], want)
     close(e.output, BRN_OUT_0, 1e-4)
     two = brn.after_steps(2, 2)
-    close(two["step"], [2.0]), close(two["r_max"], [2.0]), close(two["d_max"], [2.5])
+    close(two["step"], [2.0]), close(two["r_max"], [1.5]), close(two["d_max"], [1.25])
     nine = brn.after_steps(9, 2)
     close(nine["r_max"], [3.0]), close(nine["d_max"], [5.0])
 
@@ -206,7 +206,8 @@ def test_the_kv_cache_expects_writes_that_advance_and_wrap(kv, meaning):
 
 
 # -- EMA of weights ------------------------------------------------------------------------
-# Two weights, (2, -4) and (10,); ema = 0.9 ema + 0.1 w from zero.
+# Two weights, (2, -4) and (10,), as the cell has them (the training loop's weights are read);
+# ema = 0.9 ema + 0.1 w from zero.
 EMA_W = [np.array([2.0, -4.0], F32), np.array([10.0], F32)]
 EMA_STEPS = [([0.2, -0.4], [1.0]), ([0.38, -0.76], [1.9]), ([0.542, -1.084], [2.71])]
 
@@ -215,26 +216,77 @@ EMA_STEPS = [([0.2, -0.4], [1.0]), ([0.38, -0.76], [1.9]), ([0.542, -1.084], [2.
 def ema(monkeypatch):
     from bench.measured.workloads.ema import runtime
 
+    work = workloads.get("ema")
     monkeypatch.setattr(runtime, "shapes_for", lambda size: [(2,), (1,)])
     monkeypatch.setattr(
         runtime,
         "initial",
         lambda shapes: ([w.copy() for w in EMA_W], [np.zeros(2, F32), np.zeros(1, F32)]),
     )
-    return workloads.get("ema")
+    monkeypatch.setattr(runtime, "WEIGHT_NAMES", ("w0", "w1"))
+    return work
 
 
 @pytest.mark.parametrize("meaning", [BEFORE, AFTER])
 def test_the_ema_expects_three_steps_computed_by_hand(ema, meaning):
-    state = {"ema0": np.zeros(2, F32), "ema1": np.zeros(1, F32)}
+    weights = {"w0": EMA_W[0], "w1": EMA_W[1]}
+    state = {"ema0": np.zeros(2, F32), "ema1": np.zeros(1, F32), **weights}
     for e0, e1 in EMA_STEPS:
         e = ema.expect(3, 0, state, meaning)
         close(e.after["ema0"], e0), close(e.after["ema1"], e1)
         close(e.output, [0.0])
         assert e.other == {}  # the output does not read the EMAs: one meaning only
-        state = e.after
+        assert e.outdated == {}  # no weight replaced before step 1
+        state = {**e.after, **weights}
     twin = ema.expect(3, 0, state, meaning, update=False)
     close(twin.after["ema0"], EMA_STEPS[-1][0]), close(twin.after["ema1"], EMA_STEPS[-1][1])
     # the closed form: mean of every EMA after 2 steps = (1 - 0.81) * mean(2, -4, 10)
     close(ema.after_steps(2, 3)["ema_mean"], [0.19 * 8 / 3])
     close(ema.after_steps(2, 3, update=False)["ema_mean"], [0.0])
+
+
+def test_the_ema_follows_the_weights_the_cell_has_not_those_it_was_built_with(ema):
+    state = {"ema0": np.zeros(2, F32), "ema1": np.zeros(1, F32)}
+    moved = {"w0": np.array([-1.0, 1.0], F32), "w1": np.array([0.0], F32)}
+    e = ema.expect(3, 0, {**state, **moved}, BEFORE)
+    close(e.after["ema0"], [-0.1, 0.1]), close(e.after["ema1"], [0.0])
+
+
+def test_after_a_reload_the_outdated_ema_is_that_of_the_weights_from_before_it():
+    from bench.measured.workloads.ema import spec
+
+    work = workloads.get("ema")
+    size = work.gate_schedule[0][0]
+    shapes = spec.shapes_for(size)
+    state = work.initial_state(size)
+    reload = work.expect(size, spec.RELOAD_STEP - 1, state, BEFORE)  # seed = step - 1
+    assert "load_param_into_net" in reload.event
+    old = spec.weights_at(shapes, spec.RELOAD_STEP - 1)
+    for i, w in enumerate(old):
+        close(reload.outdated[f"ema{i}"], (F32(0.1) * w).reshape(-1))
+        new = spec.weights_at(shapes, spec.RELOAD_STEP)[i]
+        close(reload.after[f"ema{i}"], (F32(0.1) * new).reshape(-1))
+        assert not np.allclose(w, new)  # the checkpoint is other weights
+    assert work.expect(size, 0, state, BEFORE).outdated == {}  # before any reload: none
+
+
+def test_the_numpy_training_step_is_sgd_on_the_mean_squared_error():
+    from bench.measured.workloads.ema import spec
+
+    weights = spec.initial(spec.shapes_for(3 * 21 + 4))[0]
+    x, y = spec.batch()
+
+    def loss(ws):
+        w1, b1, w2, b2 = (np.asarray(w, np.float64) for w in ws)
+        return float(np.mean((np.maximum(x @ w1.T + b1, 0) @ w2.T + b2 - y) ** 2))
+
+    stepped = spec.sgd_step(weights)
+    for k, w in enumerate(weights):  # (w - stepped) / LR is the gradient: finite differences
+        flat = w.reshape(-1)
+        for j in range(min(3, flat.size)):
+            bumped = [v.astype(np.float64).copy() for v in weights]
+            bumped[k].reshape(-1)[j] += 1e-4
+            numeric = (loss(bumped) - loss(weights)) / 1e-4
+            analytic = (flat[j] - stepped[k].reshape(-1)[j]) / spec.LR
+            assert abs(numeric - analytic) < 1e-2 * max(1.0, abs(numeric))
+    assert loss(stepped) < loss(weights)

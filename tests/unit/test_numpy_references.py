@@ -12,7 +12,7 @@ from bench.measured.workloads.brn import spec as brn_spec
 def test_schedule_ramps_then_holds():
     assert brn_spec.schedule(0) == (1.0, 0.0)
     assert brn_spec.schedule(brn_spec.RAMP_STEPS // 2) == pytest.approx((2.0, 2.5))
-    assert brn_spec.schedule(1) == pytest.approx((1.5, 1.25))  # a quarter of the ramp
+    assert brn_spec.schedule(1) == pytest.approx((1.25, 0.625))  # an eighth of the ramp
     assert brn_spec.schedule(10 * brn_spec.RAMP_STEPS) == (3.0, 5.0)
 
 

@@ -105,7 +105,7 @@ def test_an_inherited_construct_is_written_out_in_the_state_module_only():
     assert "RECORDED = 'incorrect: write dropped at every call'" in text
     # the first instance fails: the gate ran no later check, nor does the script
     assert "LATER" not in text and 'found = check("")' in text and "class Network" not in text
-    assert "def span(hits):" in text and "if hits == [1, 2, 3, 4]" in text
+    assert "def span(hits):" in text and f"if hits == {list(range(1, 11))}" in text
 
 
 def test_a_script_of_a_working_cell_runs_every_later_check_the_gate_ran():
@@ -136,7 +136,7 @@ def test_unused_methods_and_docstrings_are_left_out_of_the_state():
     assert "class BatchRenorm(nn.Cell):" in text and "def update_state(self, mean, var):" in text
     assert '"""Training-mode Batch Renormalization' not in text
     # a constant only a pruned method used goes too
-    assert "BRN_STATE" not in text and "RAMP_STEPS = 4" in text
+    assert "BRN_STATE" not in text and "RAMP_STEPS = 8" in text
 
 
 def test_definitions_nothing_uses_are_left_out():
@@ -157,8 +157,11 @@ def test_the_scripts_are_short():
                               calls="at every call"), "t", "v", "x.py").splitlines())
         for w, s, shape, m in CELLS
     ]  # fmt: skip
-    assert statistics.median(works) <= 150 and max(works) <= 220, works
-    assert statistics.median(dropped) <= 135 and max(dropped) <= 200, dropped
+    # the EMA's scripts carry its training loop (a network, its optimizer, a checkpoint reload):
+    # the medians are those of the workloads without one, the bounds hold for all
+    plain = [i for i, (w, *_) in enumerate(CELLS) if not workloads.get(w).trains]
+    assert statistics.median(works[i] for i in plain) <= 150 and max(works) <= 220, works
+    assert statistics.median(dropped[i] for i in plain) <= 135 and max(dropped) <= 215, dropped
 
 
 # -- the NumPy reference agrees with the workload's own, step after step -----------------------
@@ -174,8 +177,14 @@ def test_the_reference_of_every_workload_is_the_suites(workload):
     state = {k: np.asarray(v, np.float32).reshape(-1) for k, v in work.initial_state(size).items()}
     rng = np.random.default_rng(1)
     for step in range(1, steps + 1):
+        state.update(work.loop_state(size, step))  # the weights a training loop gave the cell
         inputs, reads, after = space["reference"](state, step)
         want = work.expect(size, step - 1, state, BEFORE)
+        if "outdated" in space:  # the state after a reload, had the update used the old weights
+            stale = space["outdated"](state, step)
+            assert set(stale) == set(want.outdated)
+            for k, v in want.outdated.items():
+                np.testing.assert_allclose(stale[k], v, rtol=1e-6, atol=1e-7)
         for got, exp in zip(inputs, want.inputs):
             np.testing.assert_array_equal(got, exp)
         np.testing.assert_allclose(reads[BEFORE], want.output, rtol=1e-6, atol=1e-7)
@@ -642,9 +651,9 @@ def test_the_driver_runs_the_checks_in_order_and_qualifies_a_later_failure(row, 
     if len(ran) > 1:  # each check is marked before it runs: a crash is attributed to it
         assert checks[0] == "the first instance" and checks[1:] == list(ran[1 : len(checks)])
     if NETWORK_ONLY in checks:
-        assert "layer 2 step 1, expected vs observed: limit 1.8192" in printed
+        assert "layer 2 step 1, expected vs observed: limit 1.2048" in printed
     if does.get(5) == "drop":
-        assert "layer 2 step 1, expected vs observed: limit 1.8192 vs 1; output: write dropped" in (
+        assert "layer 2 step 1, expected vs observed: limit 1.2048 vs 1; output: write dropped" in (
             printed
         )
 

@@ -28,6 +28,7 @@ class Runtime:
     rtol: float = 1e-5
     atol: float = 1e-6
     readings: dict = {}  # reading ("before" / "after") -> what it means for this workload
+    trains = False  # its state class has a training loop (``before_step``) run before each step
 
     # -- the reference ------------------------------------------------------------------------
     def make_inputs(self, size: int, seed: int, small: bool = False) -> tuple:
@@ -40,6 +41,11 @@ class Runtime:
     def expect(self, size: int, seed: int, state: dict, meaning: str, update: bool = True):
         """The gate's step ``seed`` at ``size`` from ``state`` (small inputs): an Expected."""
         raise NotImplementedError
+
+    def loop_state(self, size: int, step: int) -> dict:
+        """The Parameters a training loop sets before checked step ``step`` (from 1), as the
+        NumPy reference runs the loop: {} for a workload without one."""
+        return {}
 
     def observability(self, schedule=None) -> list[str]:
         """The observability contract, from the NumPy reference alone (no MindSpore): at every

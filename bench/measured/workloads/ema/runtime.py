@@ -9,11 +9,11 @@ from bench.measured.workloads.ema.spec import (
     EVENT_WORDS,
     WEIGHT_NAMES,
     ema_after,
+    ema_update,
     event,
     initial,
     replaced,
     shapes_for,
-    step,
     weights_at,
 )
 from bench.measured.workloads.runtime import Runtime
@@ -29,6 +29,7 @@ class EMARuntime(Runtime):
     # MindSpore's SGD and NumPy's agree to 6e-8 on these weights (2.10.0, CPU, 10 steps)
     rtol, atol = 1e-5, 1e-6
     readings = {}
+    trains = True  # EMA.before_step: an SGD step, or the weights replaced (spec.event)
     state_names = ("ema0", "ema1", "ema2", "ema3")  # one EMA Parameter per weight
     # the network's weights as the training loop leaves them: the reference of a step reads
     # them (the EMA is judged against the weights there are, whatever the optimizer did)
@@ -45,17 +46,14 @@ class EMARuntime(Runtime):
         shapes = shapes_for(size)
         checked = seed + 1  # the checked step, from 1: the weights after its training event
         emas = [np.asarray(state[f"ema{i}"], np.float32).reshape(s) for i, s in enumerate(shapes)]
-        if all(n in state for n in WEIGHT_NAMES):  # the weights the cell has now
-            weights = [
-                np.asarray(state[n], np.float32).reshape(s) for n, s in zip(WEIGHT_NAMES, shapes)
-            ]
-        else:  # the training loop as the reference runs it (the observability contract)
-            weights = weights_at(shapes, checked)
-        after = step(emas, weights) if update else emas
+        # the weights the cell has now, where they were read; else the NumPy training loop's
+        now = state if all(n in state for n in WEIGHT_NAMES) else self.loop_state(size, checked)
+        weights = [np.asarray(now[n], np.float32).reshape(s) for n, s in zip(WEIGHT_NAMES, shapes)]
+        after = ema_update(emas, weights) if update else emas
         first = replaced(checked)
         outdated = {}
         if update and first:  # a copy of the weights' memory from before the first replacement
-            old = step(emas, weights_at(shapes, first - 1))
+            old = ema_update(emas, weights_at(shapes, first - 1))
             outdated = {f"ema{i}": e.reshape(-1) for i, e in enumerate(old)}
         x = np.zeros((1,), np.float32)
         return Expected(
@@ -65,6 +63,11 @@ class EMARuntime(Runtime):
             outdated=outdated,
             event=EVENT_WORDS.get(event(checked), ""),
         )
+
+    def loop_state(self, size: int, step: int) -> dict:
+        """The weights during checked step ``step`` as the NumPy training loop has them."""
+        now = weights_at(shapes_for(size), step)
+        return {n: w.reshape(-1) for n, w in zip(WEIGHT_NAMES, now)}
 
     def observability(self, schedule=None) -> list[str]:
         """The runtime's contract, and: the weights change before every checked step."""

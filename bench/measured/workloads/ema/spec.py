@@ -45,19 +45,15 @@ EVENT_WORDS = {
 }
 
 
-def mlp_shapes(hidden: int) -> list[tuple[int, ...]]:
-    """The weight shapes of the network (MindSpore's Dense weight is (out, in))."""
-    return [(hidden, IN), (hidden,), (OUT, hidden), (OUT,)]
-
-
 def elements(shapes) -> int:
     return int(sum(np.prod(s) for s in shapes))
 
 
 def shapes_for(total: int) -> list[tuple[int, ...]]:
-    """The network whose weights come closest to ``total`` elements."""
+    """The weight shapes of the network whose weights come closest to ``total`` elements
+    (MindSpore's Dense weight is (out, in))."""
     hidden = max(1, round((total - OUT) / (IN + 1 + OUT)))
-    return mlp_shapes(hidden)
+    return [(hidden, IN), (hidden,), (OUT, hidden), (OUT,)]
 
 
 def initial(shapes, seed: int = 0) -> tuple[list[np.ndarray], list[np.ndarray]]:
@@ -115,7 +111,7 @@ def replaced(step: int) -> int:
     return next((k for k in range(1, step + 1) if event(k) != TRAIN), 0)
 
 
-def step(emas: list[np.ndarray], weights: list[np.ndarray]) -> list[np.ndarray]:
+def ema_update(emas: list[np.ndarray], weights: list[np.ndarray]) -> list[np.ndarray]:
     d = DTYPE(DECAY)
     return [(d * e + (DTYPE(1) - d) * w).astype(DTYPE) for e, w in zip(emas, weights)]
 
