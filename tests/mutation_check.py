@@ -138,6 +138,48 @@ ORACLE_MUTATIONS = [
         "kvcache: the row read",
     ),
     ("bench/measured/workloads/ema/spec.py", "DECAY = 0.9", "DECAY = 0.99", "ema: the decay"),
+    (
+        "bench/measured/workloads/clip/runtime.py",
+        "gate_schedule = ((2048, 10),)",
+        "gate_schedule = ((8192, 4),)",
+        "clip: the limit saturates inside the checked window (the old gate)",
+    ),
+    (
+        "bench/measured/workloads/brn/spec.py",
+        "RAMP_STEPS = 8",
+        "RAMP_STEPS = 4",
+        "brn: r_max and d_max stop ramping inside the checked window",
+    ),
+    (
+        "bench/measured/workloads/ema/spec.py",
+        "RELOAD_STEP, SET_DATA_STEP = 5, 8",
+        "RELOAD_STEP, SET_DATA_STEP = 50, 80",
+        "ema: no reload within the checked window",
+    ),
+    (
+        "bench/measured/workloads/ema/spec.py",
+        "    return [(w - DTYPE(LR) * g).astype(DTYPE) for w, g in zip(weights, grads)]",
+        "    return [w.astype(DTYPE) for w, g in zip(weights, grads)]",
+        "ema: the weights are not trained",
+    ),
+    (
+        ORACLE,
+        "    return changes and reads\n",
+        "    return True\n",
+        "observable: every step called observable",
+    ),
+    (
+        ORACLE,
+        "    kind = primary(first.kinds(meaning)) or kinds[0]\n",
+        "    kind = kinds[0]\n",
+        "verdict: the kind by precedence over every step, not the first diverging step's",
+    ),
+    (
+        ORACLE,
+        '            step.state[name] = "outdated"\n',
+        '            step.state[name] = "other"\n',
+        "judge: a state that follows replaced weights called a wrong value",
+    ),
 ]
 
 DECISION_MUTATIONS = [

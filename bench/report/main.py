@@ -138,6 +138,10 @@ def write(
     if not publish:
         pages = {"Every code shape": "shapes.md"}
     text = summary.render(run, title, [_rel(p, here) for p in images], links, pages, kind)
+    again = readme.regated_notice({run.workload: run})
+    if again:
+        head, _, rest = text.partition("\n")
+        text = "\n".join([head, "", *again]) + rest
     if stands is not None and not stands.pinned:
         pinned = pins.read(paths.RESULTS_DIR).references.get(run.workload)
         head, _, rest = text.partition("\n")
@@ -163,6 +167,10 @@ def write_overview(
         print("report: the answer figure has nothing to draw (no timed run): not drawn")
     overview_plots.correctness_figure(runs, plots_root / "correctness.png")
     page = overview.summary_page(runs, links)
+    again = readme.regated_notice(runs)
+    if again:
+        head, _, rest = page.partition("\n")
+        page = "\n".join([head, "", *again]) + rest
     away = [s for s in (stands or {}).values() if not s.pinned]
     if away:
         pinned = pins.read(paths.RESULTS_DIR).references

@@ -85,6 +85,93 @@ def notice(stands: Stands, pinned_id: str | None) -> list[str]:
     return [*lines, ""]
 
 
+@dataclass(frozen=True)
+class Regated:
+    """A cell whose verdict in a run is not what the current gate records for the run's
+    MindSpore release (``expected/``): the run was gated by an older gate (its workloads or
+    oracle changed since) and is not made again yet."""
+
+    key: tuple  # (workload, strategy, shape, mode)
+    then: str  # the run's verdict (a signature)
+    now: str  # the current record's
+
+
+def regated(verdicts: dict, recorded: dict) -> list[Regated]:
+    """The cells of a run (``verdicts``: {key: signature}) whose verdict the current record
+    (``recorded``: {key: signature}, an expected file) does not accept, sorted; cells with no
+    line in the record are not compared."""
+    from bench.core import expected
+
+    return [
+        Regated(k, v, recorded[k])
+        for k, v in sorted(verdicts.items())
+        if k in recorded and not expected.accepts(recorded[k], v)
+    ]
+
+
+def run_regated(run) -> list[Regated]:
+    """``regated`` of a loaded run against the expected file of its MindSpore release."""
+    from bench.core import expected
+    from bench.core.schema import signature
+
+    release = str(run.environment.get("mindspore", ""))
+    if not release or run.verdicts.empty:
+        return []
+    recorded = expected.read(expected.path_for(release))
+    mine = {
+        (run.workload, r.strategy, r.shape, r.mode): signature(r.status, r.kind, r.detail)
+        for r in run.verdicts.itertuples()
+        if r.status not in {str(s) for s in expected.NOT_RECORDED}
+    }
+    return regated(mine, recorded)
+
+
+def regated_lines(found: dict[str, list[Regated]], cells: dict[str, int], release: str) -> list:
+    """README's and the pages' lines on references the current gate judges otherwise
+    (``found``: {workload: its Regated}, ``cells``: {workload: its verdicts}); [] when none.
+    The most frequent changes first, each with its strategies."""
+    found = {w: f for w, f in found.items() if f}
+    if not found:
+        return []
+    parts = []
+    for w, rows in sorted(found.items()):
+        changes: dict[tuple, dict[str, int]] = {}
+        for r in rows:
+            change = (_short(r.then), _short(r.now))
+            by = changes.setdefault(change, {})
+            by[r.key[1]] = by.get(r.key[1], 0) + 1
+        top = sorted(changes.items(), key=lambda kv: (-sum(kv[1].values()), kv[0]))[:2]
+        said = "; ".join(
+            f"{then} → {now}: "
+            + ", ".join(f"`{s}`" for s in sorted(by)[:4])
+            + (f" and {len(by) - 4} more" if len(by) > 4 else "")
+            for (then, now), by in top
+        )
+        parts.append(f"{w}: {len(rows)} of {cells.get(w, len(rows))} verdicts ({said})")
+    return [
+        "> **Gated again since these references were made.** The current gate (its workloads "
+        f"and oracle) records other verdicts for MindSpore {release} "
+        f"(`{_expected_file(release)}`) than these runs show: "
+        + "; ".join(parts)
+        + ". The answers and costs below are the references'; the references are made again "
+        "with `nox -s bench`, then `nox -s report -- --pin RUN_ID`.",
+        "",
+    ]
+
+
+def _short(signature: str) -> str:
+    """A signature in a few words: a raise by its exception type."""
+    if signature.startswith("raises: "):
+        return signature.split(":", 2)[0] + ": " + signature.split(":", 2)[1].strip()
+    return signature.removeprefix("incorrect: ")
+
+
+def _expected_file(release: str) -> str:
+    from bench.core import expected
+
+    return f"expected/{expected.path_for(release).name}"
+
+
 def read_pages(root: Path = paths.RESULTS_DIR) -> dict[str, str]:
     """{workload: run id} of ``results/pages.json`` ({} if absent or unreadable)."""
     try:
@@ -140,6 +227,7 @@ def stands_for(run, pinned_id: str | None, default=None) -> Stands:
 
 
 __all__ = [
+    "Regated",
     "Stands",
     "current_runs",
     "default_plan",
@@ -147,6 +235,9 @@ __all__ = [
     "notice",
     "pages_json",
     "read_pages",
+    "regated",
+    "regated_lines",
+    "run_regated",
     "stands_for",
     "why_not_pinnable",
 ]

@@ -161,6 +161,17 @@ def runs_block(runs: dict[str, RunData]) -> list[str]:
     return fmt.table(head, rows)[:-1]
 
 
+def regated_notice(runs: dict[str, RunData]) -> list[str]:
+    """The lines saying which verdicts of the runs the current gate records otherwise
+    (``provenance.regated_lines``): [] when the runs agree with ``expected/``."""
+    from bench.report import provenance
+
+    found = {w: provenance.run_regated(r) for w, r in runs.items()}
+    cells = {w: len(r.verdicts) for w, r in runs.items()}
+    releases = sorted({str(r.environment.get("mindspore", "")) for r in runs.values()} - {""})
+    return provenance.regated_lines(found, cells, ", ".join(releases))
+
+
 def first_block(runs: dict[str, RunData], answers: dict) -> list[str]:
     """README's first screen: Batch Renormalization's write in GRAPH_MODE as code, then what to
     write, what to avoid and what it costs per kind of state × mode (``decisions``)."""
@@ -174,6 +185,7 @@ def first_block(runs: dict[str, RunData], answers: dict) -> list[str]:
         if code is not None:
             out += [*code.markdown(""), ""]
     table = decisions.first_screen(decisions.decide(runs, answers))
+    out += regated_notice(runs)
     lead = (
         "What to write in each mode, what to avoid there (what goes wrong with it) and what the "
         "write adds to a step ([as data](results/decisions.json)):"

@@ -151,3 +151,44 @@ def test_no_committed_page_names_a_path_of_the_machine_that_made_it():
         for m in absolute.finditer((ROOT / name).read_text(encoding="utf-8", errors="replace"))
     ]
     assert not found, found[:5]
+
+
+# -- references the current gate judges otherwise (issue 50: the workloads changed) -------------
+def test_regated_lists_the_cells_whose_verdict_the_current_record_does_not_accept():
+    from bench.report import provenance
+
+    key = ("ema", "host_ema", "as-written", "graph")
+    run = {
+        key: "works",
+        ("ema", "assign", "inline", "graph"): "works",
+        ("ema", "add_", "inline", "graph"): "incorrect: write dropped",
+        ("ema", "new", "inline", "graph"): "works",  # no line in the record: not compared
+    }
+    record = {
+        key: "incorrect: follows the old values after a reload",
+        ("ema", "assign", "inline", "graph"): "works",
+        ("ema", "add_", "inline", "graph"): "incorrect: differs between processes",  # varies
+    }
+    found = provenance.regated(run, record)
+    assert [(r.key, r.then, r.now) for r in found] == [
+        (key, "works", "incorrect: follows the old values after a reload")
+    ]
+    assert provenance.regated(run, {}) == []
+
+
+def test_the_regated_lines_say_how_many_verdicts_changed_and_which_strategies():
+    from bench.report import provenance
+
+    def r(strategy, mode, then="works", now="incorrect: follows the old values after a reload"):
+        return provenance.Regated(("ema", strategy, "inline", mode), then, now)
+
+    found = {
+        "ema": [r("host_ema", m) for m in ("graph", "pynative")] + [r("assign", "jit_ast")],
+        "clip": [],
+    }
+    lines = provenance.regated_lines(found, {"ema": 270, "clip": 4000}, "2.10.0")
+    text = " ".join(lines)
+    assert "Gated again since" in text and "MindSpore 2.10.0" in text
+    assert "ema: 3 of 270 verdicts (works → follows the old values after a reload: " in text
+    assert "`assign`, `host_ema`" in text and "clip:" not in text
+    assert provenance.regated_lines({"clip": []}, {"clip": 1}, "2.10.0") == []

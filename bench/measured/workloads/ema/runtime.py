@@ -7,6 +7,8 @@ import numpy as np
 from bench.measured.oracle import Expected
 from bench.measured.workloads.ema.spec import (
     EVENT_WORDS,
+    RELOAD,
+    SET_DATA,
     WEIGHT_NAMES,
     ema_after,
     ema_update,
@@ -73,6 +75,13 @@ class EMARuntime(Runtime):
         """The runtime's contract, and: the weights change before every checked step."""
         problems = super().observability(schedule)
         for size, count in schedule or self.gate_schedule:
+            done = {event(i) for i in range(1, count + 1)}
+            for replacement in (RELOAD, SET_DATA):
+                if replacement not in done:
+                    problems.append(
+                        f"{self.size_symbol}={size}: no {replacement} within the {count} "
+                        "checked calls (a copy of the weights' old memory would pass)"
+                    )
             shapes = shapes_for(size)
             for i in range(1, count + 1):
                 now, then = weights_at(shapes, i), weights_at(shapes, i - 1)
