@@ -679,3 +679,29 @@ def test_annotated_suite_code_written_into_the_script_compiles():
     compile(text, "x.py", "exec")
     if "from __future__ import annotations" in text:
         assert text.index("from __future__") < text.index("import os")
+
+
+def test_a_verdict_found_while_timed_gets_a_script_over_the_re_gates_steps():
+    """A host-side write that stops after call 45: right in the gate's 10 calls, wrong after
+    the timed steps, its kind from a re-gate alone over them; the report crashed here ("not the
+    words of calls: 'from call 46 on'") when the script took the gate's 10 calls."""
+    detail = (
+        "worked in every gate process; the state was wrong after the timed steps in 1 of 2 "
+        "timed cells (sizes 64, 256): after 640 timed steps the state is {'limit': [2.0]}, the "
+        "code writes {'limit': [3.0]}; wrong when re-gated alone: write dropped at step 46 "
+        "(N=64): limit = 1.2, the code writes 1.2064 (unchanged)"
+    )
+    row = _row("clip", GRAPH, "incorrect", "write dropped", detail, calls="from call 46 on")
+    w = standalone.want(row, workloads.get("clip"))
+    assert (w.size, w.steps) == (64, 640)
+    assert w.recorded == ("incorrect: write dropped from call 46 on",)
+    text = standalone.script(_variant("clip", "host", "as-written"), row, "t", "v", "x.py")
+    assert "SIZE, STEPS" in text and "= 64, 640," in text
+    assert f"if hits == {list(range(46, 641))}" in text
+
+
+def test_the_words_of_calls_that_could_not_tell_read_back():
+    assert standalone.hits_of("at calls 1, 2 of 10 (calls 3, 4 could not tell)", 10) == [1, 2]
+    assert standalone.hits_of("from call 46 on", 640) == list(range(46, 641))
+    with pytest.raises(ValueError, match="not the words of calls"):
+        standalone.hits_of("from call 46 on", 10)
