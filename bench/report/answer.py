@@ -1,8 +1,9 @@
 """The answer per mode: which API to write, the code, its cost, and whether the data decide it.
 
 A strategy is a *candidate* in a mode when it is correct in every shape the answer must hold in
-(``Template.in_scope``: the shapes whose code means the cell's intent, e.g. the clip's write after
-its read) and its API is documented for the platform measured (``bench.measured.apis``). Each
+(``Template.common``: the common shapes, a plain read of the Parameter in the cell's own
+``construct``, the write anywhere; the shapes where it fails outside them are its exceptions,
+listed under the answer) and its API is documented for the platform measured (``bench.measured.apis``). Each
 candidate's cost is decided against the best candidate (``bench.core.analysis``: head to head
 with each other candidate, so the outcome does not follow whichever measured fastest):
 equivalent, slower, or undetermined. The answer is the simplest candidate not shown slower:
@@ -85,14 +86,15 @@ def simplicity(facts: dict, name: str) -> tuple:
 
 
 def scope_failures(run: RunData, strategy: str, mode: str) -> list[tuple[str, str]] | None:
-    """[(shape, what it does)] of the in-scope shapes that are not correct; None when the
-    strategy has no in-scope shape here (it cannot be written in this workload)."""
+    """[(shape, what it does)] of the common shapes (``Template.common``) that are not
+    correct; None when the strategy has no common shape here (it cannot be written in this
+    workload: a strategy that runs as written has its one shape)."""
     v = run.verdicts
     rows = v[
         (v.strategy == strategy) & (v["mode"] == mode) & (v.status != Status.INEXPRESSIBLE.value)
     ]
     rows = rows[
-        rows.dims.map(lambda d: run.work.in_scope(Shape(tuple(d.items()))) if d else True).astype(
+        rows.dims.map(lambda d: run.work.common(Shape(tuple(d.items()))) if d else True).astype(
             bool
         )
     ]

@@ -58,7 +58,7 @@ def candidates_of(verdicts, facts: dict, in_scope, mode: str) -> set[str]:
 
 
 def candidates(ctx: RunContext, verdicts, mode: str) -> set[str]:
-    return candidates_of(verdicts, ctx.manifest().strategies, ctx.workload.in_scope, mode)
+    return candidates_of(verdicts, ctx.manifest().strategies, ctx.workload.common, mode)
 
 
 def choices(

@@ -83,6 +83,25 @@ class Template(ABC):
         write (for the clip, the write after the read)."""
         return True
 
+    def common(self, shape: Shape) -> bool:
+        """The common shapes, those an answer must hold in (issue 51): in scope, the state read
+        as the Parameter itself (no local alias, view or copy), ``construct`` defined in the
+        cell's own class; the write anywhere (a plain statement, a helper method, inside
+        ``ops.depend``). The gate's later checks (a second instance, two layers of a network)
+        are part of every verdict. A strategy that fails only outside them is still the answer,
+        its failing shapes listed as exceptions under it."""
+        v = shape.values
+        return (
+            self.in_scope(shape)
+            and v.get("read", "param") == "param"
+            and v.get("construct", "own") == "own"
+        )
+
+    common_text = (
+        "the common shapes: the write as a plain statement, in a helper method or inside "
+        "ops.depend, the state read as the Parameter itself, construct in the cell's own class"
+    )
+
     def twin(self, shape: Shape, layout: str) -> Shape:
         """The no-update twin of ``shape``: the same code minus the write (each written value
         kept alive), so the only difference in a timed pair is the write itself."""
