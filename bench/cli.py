@@ -26,7 +26,7 @@ from bench.core.portable import portable_path
 from bench.core.rundir import new_run_id
 from bench.core.schema import RunStatus
 from bench.measured import discovery, modes, workloads
-from bench.run import runner
+from bench.run import runner, shard
 from bench.run.plan import TIERS, Plan
 
 
@@ -160,6 +160,14 @@ def parser() -> OneLineParser:
         help="how a cell's isolated process starts: fork (Linux's default: fast) or spawn (the "
         f"default elsewhere: a fresh interpreter); also {procs.ENV}",
     )
+    p.add_argument(
+        "--shard",
+        type=shard.parse,
+        metavar="I/N",
+        help="run only shard I of N of the gate and the timing, split by strategy × mode the "
+        "same way on every machine (a timed run keeps each mode whole); merge the N runs with "
+        "`nox -s merge -- RUN...`",
+    )
     p.add_argument("--list", action="store_true", help="list strategies, shapes and modes")
     return p
 
@@ -242,14 +250,23 @@ def _prepare(args, work) -> tuple[Plan, Path, Path, bool]:
         run_dir = raw / new_run_id()
         publish = args.publish or (is_reference(plan, work) and args.results_dir is None)
         plan = replace(plan, reuse_gate=not args.fresh_gate)
+        if args.shard:
+            try:
+                shard.check(plan, args.shard)
+            except ValueError as err:
+                raise UsageError(str(err)) from None
+            plan, publish = replace(plan, shard=args.shard), False
     _check_writable(run_dir)
     return plan, run_dir, results, publish
 
 
 def _run(args, argv, plan: Plan, run_dir: Path, results: Path, publish: bool, outcomes) -> int:
     where = "the reference report" if publish else f"{run_dir / 'report'}"
+    if plan.shard:
+        where = "none (a shard: merge the shards, then report the merged run)"
+    part = f"shard {shard.name(plan.shard)} of " if plan.shard else ""
     print(
-        f"run {run_dir.name}: workload {plan.workload}, {len(plan.strategies)} strategies × "
+        f"run {run_dir.name}: {part}workload {plan.workload}, {len(plan.strategies)} strategies × "
         f"{len(plan.modes)} modes × batch sizes {','.join(map(str, plan.batch_sizes))}"
         f"{' (gate only)' if plan.gate_only else ''} -> {run_dir}; report: {where}",
         flush=True,
@@ -275,7 +292,12 @@ def _run(args, argv, plan: Plan, run_dir: Path, results: Path, publish: bool, ou
             f"`nox -s bench -- {' '.join([*hint, '--resume', run_dir.name])}`",
             file=sys.stderr,
         )
-    if not (args.no_report or plan.gate_only):
+    if plan.shard and status != RunStatus.INTERRUPTED:
+        print(
+            f"shard {shard.name(plan.shard)} done: merge the {plan.shard[1]} shards with "
+            f"`nox -s merge -- {run_dir} ...`"
+        )
+    if not (args.no_report or plan.gate_only or plan.shard):
         from bench.report import main as report_main
 
         out = ["--results-dir", str(results)]
@@ -320,6 +342,14 @@ def main(argv=None) -> int:
             names = [args.workload]
         if args.list:
             return _list(args, workloads.get(names[0]))
+        if args.shard:
+            options = ("resume", "record", "record_varying", "publish")
+            clash = [o for o in options if getattr(args, o)]
+            if clash:
+                raise UsageError(
+                    f"--shard and --{clash[0].replace('_', '-')} do not go together (a shard "
+                    "holds part of a run: record or publish the merged run)"
+                )
         runs = [_prepare(args, workloads.get(name)) for name in names]
     except UsageError as err:
         print(f"bench: error: {err}", file=sys.stderr)

@@ -369,6 +369,9 @@ class Manifest:
     refused: dict = field(default_factory=dict)  # strategy name -> why its file was refused
     environment: dict = field(default_factory=dict)  # versions and machine (run.machine)
     suite_commit: str = ""
+    # a shard (``--shard I/N``): {"shard": "I/N", "holds": its strategy|mode units, "split"};
+    # a merged run: {"merged": [each shard's run id, shard, holds, phases, environment]}
+    shard: dict = field(default_factory=dict)
     schema_version: int = SCHEMA_VERSION
 
     def __post_init__(self):

@@ -18,7 +18,7 @@ from bench.core.schema import Manifest, Status
 from bench.measured import discovery, modes, workloads
 from bench.measured.shapes import CONTROL, Shape
 from bench.measured.shapes import Variant as VariantFile
-from bench.run import gate
+from bench.run import gate, shard
 from bench.run.machine import environment
 from bench.run.plan import Item, Plan
 from bench.run.progress import Progress
@@ -108,6 +108,8 @@ class RunContext:
         dims = {} if isinstance(shape, str) else shape.values
         item = Item(strategy, name, "", layout, dims=dims)
         for mode in self.plan.modes:
+            if not shard.holds(self.plan, strategy, mode):  # another shard's
+                continue
             lines.write(**gate.verdict(item, self.plan.workload, mode, status, why).to_dict())
 
     def generate(self) -> None:
@@ -157,6 +159,7 @@ class RunContext:
         manifest.suite_commit = manifest.suite_commit or suite_commit()
         manifest.plan = {**manifest.plan, "mindspore": mindspore_version()}
         manifest.environment = manifest.environment or environment()
+        manifest.shard = shard.record(self.plan)
         self.save(manifest)
         self.phase_done("generate", time.monotonic() - start)
 

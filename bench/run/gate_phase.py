@@ -22,7 +22,7 @@ from bench.core.rundir import CellId, Checkpoint, read_lines
 from bench.core.schema import Status, Verdict
 from bench.core.verdicts import ALONE
 from bench.measured.shapes import CONTROL
-from bench.run import gate, gate_cache, progress
+from bench.run import gate, gate_cache, progress, shard
 from bench.run.context import RunContext, mindspore_version
 from bench.run.plan import Item, Job
 
@@ -124,9 +124,10 @@ def gate_phase(ctx: RunContext) -> list[Verdict]:
     release, fingerprint = mindspore_version(), gate_cache.gate_fingerprint(plan.workload)
     cache = gate_cache.known(ctx.run, plan.workload) if plan.reuse_gate else {}
     jobs, reused = [], 0
-    for mode in plan.modes:
+    for mode in shard.modes(plan):
         replicas = plan.precision.gate_replicas if ctx.mode(mode).compiled else 1
-        items = [_item(ctx, v, mode, release, fingerprint) for v in every]
+        mine = [v for v in every if shard.holds(plan, v.strategy, mode)]  # a shard: its units
+        items = [_item(ctx, v, mode, release, fingerprint) for v in mine]
         cached = {i.key for i in items if all((i.key_hash, r) in cache for r in range(replicas))}
         for replica in range(replicas):
             done = _done(ctx, mode, replica)

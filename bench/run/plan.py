@@ -107,6 +107,7 @@ class Plan:
     gate_only: bool = False
     screen_all: bool = False  # screen every working shape, not one per way of reading the state
     reuse_gate: bool = False  # copy verdicts of identical code from earlier runs (gate_cache)
+    shard: tuple[int, int] | None = None  # (I, N): this run is shard I of N (bench.run.shard)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -119,7 +120,7 @@ class Plan:
         data["precision"] = Precision(
             **{k: v for k, v in data.get("precision", {}).items() if k in wanted}
         )
-        for key in ("strategies", "modes", "batch_sizes", "shapes"):
+        for key in ("strategies", "modes", "batch_sizes", "shapes", "shard"):
             if data.get(key) is not None:
                 data[key] = tuple(data[key])
         return cls(**data)

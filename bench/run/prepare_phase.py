@@ -13,7 +13,7 @@ from bench.core.io import read_json, write_json_atomic
 from bench.core.schema import Status
 from bench.measured.apis import PLATFORM
 from bench.measured.shapes import CONTROL, Shape
-from bench.run import bandwidth, screen_cache, select
+from bench.run import bandwidth, screen_cache, select, shard
 from bench.run.context import RunContext
 from bench.run.plan import RACE, Item, Job, Member
 
@@ -144,7 +144,7 @@ def prepare_phase(ctx: RunContext, verdicts) -> dict:
     measure_bandwidth(ctx)
     base = f"{CONTROL}/{ctx.workload.base_control}"
     jobs = []
-    for mode in plan.modes:
+    for mode in shard.modes(plan):  # a shard (bench.run.shard): the modes it holds
         if ctx.run.prepare_file(mode).is_file():
             continue
         ok = select.twins_working(verdicts, mode)
@@ -204,7 +204,7 @@ def cells(ctx: RunContext, verdicts, prepared: dict) -> dict[str, list[Item]]:
     plan, base = ctx.plan, f"{CONTROL}/{ctx.workload.base_control}"
     out, chosen = {}, []
     runs = [] if plan.precision.screen else screen_cache.known(ctx.run, plan.workload)
-    for mode in plan.modes:
+    for mode in shard.modes(plan):  # a shard (bench.run.shard): the modes it holds
         twins_ok = select.twins_working(verdicts, mode)
         members = []
         reused = reused_screens(ctx, verdicts, mode, runs)
