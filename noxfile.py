@@ -120,6 +120,14 @@ def conformance_sample(session: nox.Session) -> None:
 
 
 @nox.session
+def merge(session: nox.Session) -> None:
+    """Merge the shards of one run (`--shard I/N`) into one run and report it:
+    `nox -s merge -- SHARD... [--results-dir DIR]` (a shard: its run folder or archive)."""
+    _install(session, "measure", "report")  # as bench: the report renders repro scripts
+    session.run("python", "-m", "bench.run.merge", *session.posargs)
+
+
+@nox.session
 def report(session: nox.Session) -> None:
     """Render a run's report (default: the pinned reference; --publish, --all, --pin RUN_ID)."""
     _install(session, "measure", "report")  # MindSpore: repro scripts are rendered from strategies

@@ -1,5 +1,7 @@
-"""Shards (``--shard I/N``, ``bench.run.shard``), no MindSpore: the split is the same
-everywhere, disjoint and complete; bad shards exit 2 in one line."""
+"""Shards (``--shard I/N``, ``bench.run.shard``) and their merge (``bench.run.merge``), no
+MindSpore: the split is the same everywhere, disjoint and complete; bad shards exit 2 in one line;
+the merge refuses shards that are not one run's, with the reason; shards run by the fake worker
+and merged give the verdicts and the timed cells of the same run unsplit."""
 
 from __future__ import annotations
 
@@ -8,15 +10,18 @@ import os
 import subprocess
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from bench import cli
-from bench.core import procs
+from bench.core import procs, verdicts
 from bench.core.paths import ROOT
+from bench.core.records import Records
 from bench.measured.shapes import CONTROL
-from bench.run import shard
+from bench.run import merge, shard
 from bench.run.plan import Plan
+from tests.conftest import FIXTURES, bench
 
 MODES = ("graph", "pynative", "jit_ast", "jit_bytecode", "pynative_blocking")
 
@@ -123,3 +128,156 @@ def test_bad_shards_fail_in_one_line_before_any_work(tmp_path, args, words, caps
     assert words in err
     raw = tmp_path / "results" / "raw"
     assert not raw.exists() or not any(raw.iterdir())
+
+
+# --- the merge's refusals, on hand-made shard folders ---------------------------------------
+
+
+def shard_run(tmp_path, index, count=2, p=None, run_id=None, **manifest):
+    p = replace(p or plan(("assign", "set_data"), ("graph", "pynative")), shard=(index, count))
+    run_id = run_id or f"20260101T00000{index}Z-000{index}"
+    folder = tmp_path / "shards" / "raw" / run_id
+    (folder / "gate").mkdir(parents=True)
+    data = {
+        "run_id": run_id,
+        "plan": {**p.to_dict(), "mindspore": "2.10.0"},
+        "status": "complete",
+        "suite_commit": "abc1234",
+        "schema_version": 3,
+        "shard": shard.record(p),
+        "started": f"2026-01-01T00:00:0{index}+00:00",
+        "finished": f"2026-01-01T00:01:0{index}+00:00",
+        **manifest,
+    }
+    if "mindspore" in manifest:
+        data["plan"]["mindspore"] = manifest.pop("mindspore")
+        data.pop("mindspore")
+    (folder / "manifest.json").write_text(json.dumps(data))
+    for unit in shard.record(p)["holds"]:
+        strategy, mode = unit.split("|")
+        line = {"workload": p.workload, "strategy": strategy, "shape": "s", "mode": mode,
+                "status": "works", "replica": 0, "schema_version": 3}  # fmt: skip
+        with open(folder / "gate" / f"{mode}.r0.p0.jsonl", "a") as f:
+            f.write(json.dumps(line) + "\n")
+    return folder
+
+
+def refused(folders, tmp_path) -> str:
+    with pytest.raises(merge.MergeError) as err:
+        merge.merge(merge.load([str(f) for f in folders]), tmp_path / "merged")
+    assert not (tmp_path / "merged").exists()  # nothing written
+    return str(err.value)
+
+
+def test_two_shards_merge_into_one_run_with_every_verdict(tmp_path):
+    folders = [shard_run(tmp_path, 2), shard_run(tmp_path, 1)]
+    out = merge.merge(merge.load([str(f) for f in folders]), tmp_path / "merged")
+    rec = Records(out)
+    assert rec.manifest.plan["shard"] is None and rec.manifest.status == "complete"
+    assert [m["shard"] for m in rec.manifest.shard["merged"]] == ["1/2", "2/2"]
+    assert rec.manifest.suite_commit == "abc1234" and rec.manifest.plan["mindspore"] == "2.10.0"
+    got = {(v.strategy, v.mode) for v in verdicts.final(rec.verdicts, [])}
+    assert got == {(s, m) for s in ("assign", "set_data", CONTROL) for m in ("graph", "pynative")}
+    assert sorted(p.name for p in rec.run.gate_files()) == [
+        "graph.r0.p0.s1.jsonl", "graph.r0.p0.s2.jsonl",
+        "pynative.r0.p0.s1.jsonl", "pynative.r0.p0.s2.jsonl",
+    ]  # fmt: skip
+    # the same shards always give the same run id; merged again: refused, named
+    assert out.name == merge.merged_id([Records(f).manifest for f in folders])
+    with pytest.raises(merge.MergeError, match="merged already"):
+        merge.merge(merge.load([str(f) for f in folders]), tmp_path / "merged")
+
+
+@pytest.mark.parametrize(
+    "second, words",
+    [
+        ({"suite_commit": "def5678"}, "different commits (20260101T000001Z-0001: abc1234; "),
+        ({"mindspore": "2.9.0"}, "different MindSpore releases"),
+        ({"p": plan(("assign", "set_data"), ("graph", "pynative"), gate_only=False)}, "plans"),
+        ({"p": replace(plan(("assign", "set_data"), ("graph", "pynative")), workload="brn")},
+         "different workloads (20260101T000001Z-0001: clip; 20260101T000002Z-0002: brn)"),
+        ({"count": 3}, "different shard counts"),
+        ({"status": "interrupted"}, "shard 2/2 (run 20260101T000002Z-0002) is interrupted"),
+        ({"shard": {"shard": "2/2", "holds": ["assign|graph"]}}, "holds other cells"),
+    ],
+)  # fmt: skip
+def test_the_merge_refuses_shards_of_different_runs_with_the_reason(tmp_path, second, words):
+    folders = [shard_run(tmp_path, 1), shard_run(tmp_path, 2, **second)]
+    assert words in refused(folders, tmp_path)
+
+
+def test_the_merge_refuses_a_missing_or_repeated_shard_or_a_run_that_is_no_shard(tmp_path):
+    one = shard_run(tmp_path, 1, count=3)
+    two = shard_run(tmp_path, 2, count=3)
+    assert "shard 3/3 missing (given: 1/3, 2/3)" in refused([one, two], tmp_path)
+    again = shard_run(tmp_path, 2, count=3, run_id="20260101T000009Z-0009")
+    assert "shard 2/3 is given twice (runs" in refused([one, two, again], tmp_path)
+    assert "a run is named twice" in refused([one, one], tmp_path)
+    whole = shard_run(tmp_path, 1, run_id="20260101T000008Z-0008")
+    manifest = json.loads((whole / "manifest.json").read_text())
+    manifest["plan"]["shard"] = None
+    (whole / "manifest.json").write_text(json.dumps(manifest))
+    assert "is not a shard" in refused([whole], tmp_path)
+    assert "not a run folder" in refused([tmp_path / "nothing"], tmp_path)
+
+
+def test_a_refused_merge_exits_2_in_one_line(tmp_path, capsys):
+    one = shard_run(tmp_path, 1)
+    two = shard_run(tmp_path, 2, suite_commit="def5678")
+    code = merge.main([str(one), str(two), "--results-dir", str(tmp_path / "merged")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("merge: error: the shards are of different commits")
+    assert err.count("\n") == 1
+
+
+# --- end to end with the fake worker ----------------------------------------------------------
+
+FAKE = FIXTURES / "fake_worker.py"
+
+
+def fake_bench(tmp_path, results: str, *more: str) -> subprocess.CompletedProcess:
+    (tmp_path / "shake").mkdir(exist_ok=True)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(FIXTURES / "no_mindspore"), str(ROOT)]),
+        "BENCH_WORKER": str(FAKE),
+        "BENCH_FAKE_HANDSHAKE": str(tmp_path / "shake"),
+    }
+    args = ["--strategies-dir", str(FIXTURES / "e2e_strategies"), "--strategies", "good,wrong",
+            "--modes", "pynative,graph", "--shapes", "inline-param-after-expr", "--fresh-gate",
+            "--no-report", "--results-dir", str(tmp_path / results),
+            "--expected-dir", str(tmp_path / "expected"), *more]  # fmt: skip
+    done = bench(*args, env=env, timeout=240)
+    assert done.returncode == 1, done.stderr  # `wrong` is a failure nobody recorded
+    return done
+
+
+def final_of(run: Path) -> list[tuple]:
+    rec = Records(run)
+    return sorted(
+        (v.strategy, v.shape, v.mode, str(v.status), v.kind, tuple(v.evidence.get("gate", [])))
+        for v in verdicts.final(rec.verdicts, rec.cell_statuses)
+    )
+
+
+@pytest.mark.parametrize("what", [("--gate-only",), ("--quick", "--batch-sizes", "1,8")])
+def test_shards_merged_give_the_verdicts_and_cells_of_the_run_unsplit(tmp_path, what):
+    fake_bench(tmp_path, "whole", *what)
+    for i in (1, 2):
+        done = fake_bench(tmp_path, "shards", *what, "--shard", f"{i}/2")
+        assert f"shard {i}/2 of workload clip" in done.stdout
+        assert "merge the 2 shards" in done.stdout
+    (whole,) = (tmp_path / "whole" / "raw").iterdir()
+    shards = sorted((tmp_path / "shards" / "raw").iterdir())
+    held = [json.loads((s / "manifest.json").read_text())["shard"]["holds"] for s in shards]
+    assert not set(held[0]) & set(held[1])
+    out = merge.merge(merge.load([str(s) for s in shards]), tmp_path / "merged")
+    assert final_of(out) == final_of(whole)
+    cells = lambda run: sorted(c["test"] for c in Records(run).cell_statuses)  # noqa: E731
+    assert cells(out) == cells(whole)
+    if "--quick" in what:
+        assert len(cells(out)) == 4  # a race per mode and size
+        assert {p.name for p in (out / "timing").iterdir()} == {"graph-p0.json", "pynative-p0.json"}
+        assert json.loads((out / "prepare" / "selection.json").read_text()) == json.loads(
+            (whole / "prepare" / "selection.json").read_text()
+        )
