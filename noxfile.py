@@ -172,6 +172,15 @@ def bench_release(session: nox.Session, mindspore: str) -> None:
            *session.posargs)  # fmt: skip
 
 
+@nox.session
+@nox.parametrize("mindspore", RELEASES)
+def bench_with(session: nox.Session, mindspore: str) -> None:
+    """`nox -s bench` on one MindSpore release (CI's shards:
+    `nox -s "bench_with(mindspore='2.9.0')" -- --shard 1/5 ...`, .github/workflows/bench.yml)."""
+    _install(session, "measure", "report", mindspore=mindspore)
+    _bench(session, *session.posargs)
+
+
 @nox.session(tags=["releases"])
 def releases(session: nox.Session) -> None:
     """Write results/releases.md: the verdicts and findings per MindSpore release (newest runs)."""

@@ -67,6 +67,25 @@ def run_copy(tmp_path) -> Path:
     return target
 
 
+def check_workflow(path: Path) -> None:
+    """Fail unless ``path`` is a valid GitHub workflow: check-jsonschema's copy of SchemaStore's
+    schema of a workflow (actionlint does not install here); skipped where check-jsonschema is
+    missing and MindSpore is not required (nox -s tests and CI install both: never skipped)."""
+    here = Path(sys.executable).parent / ("check-jsonschema" + (".exe" if os.name == "nt" else ""))
+    checker = str(here) if here.exists() else shutil.which("check-jsonschema")
+    if checker is None:
+        if mindspore_required(os.environ):
+            pytest.fail("check-jsonschema is not installed (the test dependency group has it)")
+        pytest.skip("check-jsonschema is not installed (the test dependency group has it)")
+    done = subprocess.run(
+        [checker, "--builtin-schema", "vendor.github-workflows", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 def bench(*args, timeout=900, cwd=ROOT, **kw) -> subprocess.CompletedProcess:
     """``python -m bench ARGS`` as a user runs it."""
     return subprocess.run(

@@ -17,7 +17,7 @@ import pytest
 from bench.core import procs
 from bench.core.paths import ROOT
 from bench.core.rundir import new_run_id
-from tests.conftest import mindspore_required
+from tests.conftest import check_workflow
 
 BENCH = Path(procs.__file__).resolve().parents[1]
 
@@ -237,21 +237,7 @@ WORKFLOW = ROOT / ".github" / "workflows" / "platforms.yml"
 
 
 def test_the_platforms_workflow_is_a_valid_github_workflow():
-    """check-jsonschema's copy of SchemaStore's schema of a GitHub workflow (actionlint does not
-    install here)."""
-    here = Path(sys.executable).parent / ("check-jsonschema" + (".exe" if os.name == "nt" else ""))
-    checker = str(here) if here.exists() else shutil.which("check-jsonschema")
-    if checker is None:
-        if mindspore_required(os.environ):  # nox -s tests and CI install it: never skipped there
-            pytest.fail("check-jsonschema is not installed (the test dependency group has it)")
-        pytest.skip("check-jsonschema is not installed (the test dependency group has it)")
-    done = subprocess.run(
-        [checker, "--builtin-schema", "vendor.github-workflows", str(WORKFLOW)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    check_workflow(WORKFLOW)
 
 
 def test_the_workflow_runs_the_readme_test_command_and_the_check_on_every_os():
