@@ -220,12 +220,28 @@ def what_ran(run: RunData) -> str:
     return "; ".join(parts) or "nothing timed"
 
 
+def _shards(m) -> list[list[str]]:
+    """A run merged from shards (``nox -s merge``): which runs, each on which machine (its wall
+    times per phase are the shards' summed)."""
+    merged = (m.shard or {}).get("merged")
+    if not merged:
+        return []
+    parts = [
+        f"`{s['run']}` ({s['shard']}: {len(s.get('holds', []))} strategy × mode cells, "
+        f"{s.get('environment', {}).get('cpu_count', '?')} CPUs, "
+        f"{', '.join(f'{k} {v:.0f} s' for k, v in s.get('phases', {}).items())})"
+        for s in merged
+    ]
+    return [[f"merged from {len(merged)} shards (phases summed)", "; ".join(parts)]]
+
+
 def _provenance(run: RunData) -> list[str]:
     env, m = run.environment, run.manifest
     p = run.plan.get("precision", {})
     facts = [
         ["run", f"`{m.run_id}` ({m.status}), started {m.started}, finished {m.finished or '–'}"],
         ["wall time per phase", ", ".join(f"{k} {v:.0f} s" for k, v in m.phases.items()) or "–"],
+        *_shards(m),
         ["command", f"`{fmt.command(m.command)}`"],
         [
             "tier (planned)",
