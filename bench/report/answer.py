@@ -4,8 +4,9 @@ A strategy is a *candidate* in a mode when it is correct in every shape the answ
 (``Template.common``: the common shapes, a plain read of the Parameter in the cell's own
 ``construct``, the write anywhere; the shapes where it fails outside them are its exceptions,
 listed under the answer) and its API is documented for the platform measured
-(``bench.measured.apis``). Each candidate's cost is decided against the best candidate (``bench.core.analysis``: head to head
-with each other candidate, so the outcome does not follow whichever measured fastest):
+(``bench.measured.apis``). Each candidate's cost is decided against the best candidate
+(``bench.core.analysis``: head to head with each other candidate, so the outcome does not
+follow whichever measured fastest):
 equivalent, slower, or undetermined. The answer is the simplest candidate not shown slower:
 decided when it is equivalent, "undetermined at this precision" when the data cannot yet tell
 whether another candidate is faster by more than the margin. A working strategy that is not a
