@@ -13,10 +13,14 @@ moving_mean), likewise moving_var with var_B; step += 1; r_max and d_max follow 
 new step (r_max ramps 1 -> 3, d_max 0 -> 5 over ``ramp_steps``). Inference uses the moving
 statistics. All in float32 (the statistics in float64, then rounded, which float32 matches to
 the tolerances the gate uses).
+
+The gradient the gate checks (``grads``) is that of L = sum(y * g) for a cotangent g, with r and d
+constants (``stop_gradient``, as the paper defines them).
 """
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -105,3 +109,43 @@ def infer(x, gamma, beta, state: State) -> np.ndarray:
     sigma = np.sqrt(state.moving_var.astype(np.float64) + EPS)
     xhat = (x - _channel(state.moving_mean)) / _channel(sigma)
     return (_channel(gamma) * xhat + _channel(beta)).astype(DTYPE)
+
+
+def cotangent(x: np.ndarray) -> np.ndarray:
+    """The fixed random cotangent g of the gate's loss L = sum(y * g) for the input ``x`` (of the
+    shape of y): standard normal, seeded by x's bytes, so the step's seed (which made x) fixes it
+    and the gate's step, which only sees x, draws the same g as the reference."""
+    data = np.ascontiguousarray(x, DTYPE)
+    return np.random.default_rng(zlib.crc32(data.tobytes())).standard_normal(x.shape, dtype=DTYPE)
+
+
+def grads(x, gamma, beta, state: State, dy) -> dict[str, np.ndarray]:
+    """d L / d x, d L / d gamma and d L / d beta of a training step from ``state``, given
+    ``dy`` = d L / d y, with r and d constants (Ioffe 2017, section 3: "treated as constants
+    for the purposes of gradient computation"), derived by hand:
+
+        x_n = (x - mu_B) / sigma_B,  xhat = r * x_n + d,  y = gamma * xhat + beta
+        dL/dbeta = sum dy,  dL/dgamma = sum dy * xhat          (sums over N, H, W per channel)
+        dxhat = dy * gamma
+        dL/dx = r / sigma_B * (dxhat - mean(dxhat) - x_n * mean(dxhat * x_n))
+
+    the batch-norm gradient scaled by r: mu_B and sigma_B = sqrt(var_B + EPS) are functions of
+    x (d sigma_B / d x_i = (x_i - mu_B) / (m sigma_B), m = N H W), r and d are not. Float64
+    inside, float32 out."""
+    del beta  # y is affine in beta: its gradient does not depend on it
+    _, _, (xhat, r, sigma_b) = train_step(x, gamma, np.zeros_like(gamma), state, update=False)
+    x64 = x.astype(np.float64)
+    mean = x64.mean(axis=AXES)
+    xn = (x64 - _channel(mean)) / _channel(sigma_b)
+    dy = dy.astype(np.float64)
+    dxhat = dy * _channel(np.asarray(gamma, np.float64))
+    dx = _channel(r / sigma_b) * (
+        dxhat
+        - dxhat.mean(axis=AXES, keepdims=True)
+        - xn * (dxhat * xn).mean(axis=AXES, keepdims=True)
+    )
+    return {
+        "x": dx.astype(DTYPE),
+        "gamma": (dy * xhat).sum(axis=AXES).astype(DTYPE),
+        "beta": dy.sum(axis=AXES).astype(DTYPE),
+    }
