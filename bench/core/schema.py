@@ -106,6 +106,8 @@ class Kind(str, Enum):
     STALE_READ = "stale read"  # a read saw the old value where the code's read sees the new one
     FUTURE_READ = "future read"  # a read placed before the write returned the written value
     WRONG_OUTPUT = "wrong output"  # the output is wrong in another way
+    # output and state right, the gradient not: after the kinds of the forward, which explain it
+    WRONG_GRADIENT = "wrong gradient"
     DIFFERS = "differs between processes"  # the same code gives different results per process
 
     def __str__(self) -> str:
@@ -126,6 +128,10 @@ KIND_MEANINGS = {
     Kind.STALE_READ: "a read that the code places after the write returns the value from before it",
     Kind.FUTURE_READ: "a read the code places before the write returns the value it writes",
     Kind.WRONG_OUTPUT: "the output is wrong in a way no reading of the state explains",
+    Kind.WRONG_GRADIENT: (
+        "no error, but the gradient of a loss of the output, with respect to the input or the "
+        "trainable weights, is not the one the code defines"
+    ),
     Kind.DIFFERS: "the same code is right in some processes and wrong in others",
 }
 KINDS = tuple(Kind)  # in this order: the first kind a cell shows is its kind

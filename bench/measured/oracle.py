@@ -15,7 +15,9 @@ dropped once is not also counted as a wrong read in every later step. What a ste
   value: the values actually used), or ``other``;
 - each Parameter: ``ok``, ``unchanged`` (the write was dropped), ``outdated`` (what the write
   would store had it used values the cell's weights had before they were replaced from outside:
-  a checkpoint reload), or ``other`` (a wrong value).
+  a checkpoint reload), or ``other`` (a wrong value);
+- where the workload checks one (``Runtime.grad_weights``), the gradient of a loss of the output
+  with respect to the input and each trainable weight: ``ok`` or ``other`` (``judge_gradient``).
 
 A cell that diverges is a silent failure of one :class:`Kind`: the kind of the first step that
 diverges (the first of that step's kinds in ``KINDS``' order), every kind of every step recorded.
@@ -45,6 +47,7 @@ class Expected:
     output: np.ndarray
     after: dict
     other: dict = field(default_factory=dict)
+    grads: dict = field(default_factory=dict)  # name -> the reference gradient ({}: unchecked)
     # the state after the step had the write used values replaced from outside before it (a
     # host copy that still follows a weight's old memory after a checkpoint reload): name -> array
     outdated: dict = field(default_factory=dict)
@@ -76,10 +79,11 @@ class Step:
     older: int = 0  # a stale read of the state from before this earlier step (0: this step's)
     observable: bool = True  # the step could show a bug (``observable``): its state changes
     event: str = ""  # what was done to the cell from outside before this step (a reload)
+    grads: dict = field(default_factory=dict)  # name -> "other" (only the wrong gradients)
 
     @property
     def ok(self) -> bool:
-        return self.output == "ok" and not self.state
+        return self.output == "ok" and not self.state and not self.grads
 
     def kinds(self, meaning: str) -> list[Kind]:
         out = []
@@ -95,6 +99,8 @@ class Step:
             out.append(Kind.FUTURE_READ)
         elif self.output not in ("ok", BEFORE, AFTER):
             out.append(Kind.WRONG_OUTPUT)
+        if self.grads:
+            out.append(Kind.WRONG_GRADIENT)
         return out
 
 
@@ -176,6 +182,34 @@ def judge(
             f"{used}: " + (f"that is {reading}" if reading else "no reading of the state gives it")
         )
     step.note = "; ".join(notes)
+    return step
+
+
+def judge_gradient(runtime, want: dict, got: dict, step: Step, of: str = "") -> Step:
+    """Add to ``step`` the gradients of ``want`` (name -> the reference, e.g. an Expected's
+    ``grads``) that ``got`` (name -> observed) does not match within the workload's tolerance,
+    with a note each; a gradient the mode did not give counts as wrong. ``of`` names whose
+    gradient it is in the note (e.g. "layer 2's ")."""
+    notes = []
+    for name, value in want.items():
+        ref, have = np.asarray(value), got.get(name)
+        if have is not None and runtime.matches(np.asarray(have), ref):
+            continue
+        step.grads[f"{of}{name}"] = "other"
+        what = f"the gradient with respect to {of}{name}"
+        if have is None or np.shape(have) != ref.shape:
+            shape = "none" if have is None else f"shape {np.shape(have)}"
+            notes.append(f"{what}: {shape}, the reference's is {ref.shape}")
+            continue
+        have = np.asarray(have, np.float64)
+        close = np.isclose(have, ref, runtime.rtol, runtime.atol)
+        words = f" ({runtime.gradient_words})" if runtime.gradient_words else ""
+        notes.append(
+            f"{what} differs from the reference{words} in {int((~close).sum())} of {ref.size}"
+            f" elements, by up to {float(np.max(np.abs(have - ref))):.3g} (its largest value"
+            f" {float(np.max(np.abs(ref))):.3g})"
+        )
+    step.note = "; ".join(n for n in (step.note, *notes) if n)
     return step
 
 
@@ -294,12 +328,14 @@ def observe(
     ``schedule`` ((size, steps), ...) replaces the gate's (a re-gate over the timed steps)."""
     import mindspore as ms
 
+    from bench.measured import gradient
+
     mode.activate()
     steps, diagnostics = [], {}
     for size, count in schedule or runtime.gate_schedule:
         try:
             cell, params = runtime.build(variant_class, size)
-            step = mode.prepare(cell)
+            step = gradient.prepare(runtime, mode, cell)  # mode.prepare(cell) if no gradient
         except Exception as exc:
             return Observation(Status.RAISES, detail=f"building the cell: {first_line(exc)}")
         before = runtime.observe(params)
@@ -316,12 +352,14 @@ def observe(
                 out = run_step(step, cell, tensors).asnumpy()
                 after = runtime.observe(params)
             except Exception as exc:
+                where = f"step {i} ({runtime.size_symbol}={size}){gradient.during(step)}"
                 return Observation(Status.RAISES, detail=f"{where}: {first_line(exc)}")
             earlier = {
                 j: runtime.expect(size, seed + i - 1, state, BEFORE, update).output
                 for j, state in reversed(history[-HISTORY:])
             }
             steps.append(judge(runtime, expected, before, out, after, size, i, earlier))
+            gradient.check(step, [expected], steps[-1:])
             history.append((i, before))
             before = after
         if diagnose is not None and not diagnostics:
@@ -365,12 +403,14 @@ def observe_network(
     its detail naming the layer."""
     import mindspore as ms
 
+    from bench.measured import gradient
+
     mode.activate()
     size, count = (schedule or runtime.gate_schedule)[0]
     try:
         built = [runtime.build(variant_class, size) for _ in range(layers)]
         net = network([cell for cell, _ in built])
-        step = mode.prepare(net)
+        step = gradient.prepare(runtime, mode, net, net.layers)  # mode.prepare(net) if none
     except Exception as exc:
         return Observation(Status.RAISES, detail=f"building the network: {first_line(exc)}")
     befores = [runtime.observe(params) for _, params in built]
@@ -390,7 +430,7 @@ def observe_network(
             outs = [o.asnumpy() for o in outs]
             afters = [runtime.observe(params) for _, params in built]
         except Exception as exc:
-            where = f"step {i} ({runtime.size_symbol}={size})"
+            where = f"step {i} ({runtime.size_symbol}={size}){gradient.during(step)}"
             return Observation(Status.RAISES, detail=f"{where}: {first_line(exc)}")
         for j, (want, before, out, after) in enumerate(zip(expected, befores, outs, afters)):
             earlier = {
@@ -399,6 +439,7 @@ def observe_network(
             }
             steps[j].append(judge(runtime, want, before, out, after, size, i, earlier))
             histories[j].append((i, before))
+        gradient.check(step, expected, [layer[-1] for layer in steps])
         befores = afters
     found = [verdict(layer_steps, meaning, runtime.size_symbol) for layer_steps in steps]
     bad = next((j for j, f in enumerate(found) if f.status != Status.WORKS), None)

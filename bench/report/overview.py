@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench.core import paths
-from bench.core.schema import KINDS, NETWORK_ONLY, SECOND_ONLY, THIRD_ONLY, Status
+from bench.core.schema import NETWORK_ONLY, SECOND_ONLY, THIRD_ONLY, Status
 from bench.measured import workloads
 from bench.measured.modes import MODES, label
 from bench.report import answer, costs, findings, fmt, readme, words
@@ -133,7 +133,8 @@ def _calibration(runs) -> list[str]:
 
 
 def _kinds(runs) -> list[str]:
-    cols = [Status.WORKS.label, *(str(k) for k in KINDS), Status.RAISES.label, "crashes", "hangs"]
+    seen = [k for run in runs.values() for k in run.verdicts.kind]
+    cols = [Status.WORKS.label, *words.kind_columns(seen), Status.RAISES.label, "crashes", "hangs"]
     rows = []
     for mode in _modes(runs):
         counts: dict[str, int] = {}

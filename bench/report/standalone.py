@@ -41,7 +41,10 @@ What is judged is what the recorded kinds need: where every recorded kind is one
 and only says whether the output is the code's; every other script judges as the oracle does
 (stale reads of older states included). The kind is the first diverging step's, as the oracle's.
 A workload whose state class has a training loop (``before_step``: the EMA's) runs it before
-every step, reads the state again, and judges the step from it, as the gate does.
+every step, reads the state again, and judges the step from it, as the gate does. A script steps the cell
+forward only: it checks no gradient (``bench.measured.gradient``), so a verdict of a wrong
+gradient has no script, and a raise the gate saw in a step taken with its gradient reproduces
+only when the forward alone raises it.
 """
 
 from __future__ import annotations
@@ -152,7 +155,8 @@ def _raise(detail: str) -> str:
     qualifier of a later check after it: "raises: AttributeError in a second instance only"."""
     q = instance_qualifier(detail)
     text = detail[len(q) :].split("): ", 1)[-1] if q else detail  # after "(the first works): "
-    text = re.sub(r"^(step \d+ \([^)]*\)|building the \w+): ", "", text)
+    text = re.sub(r"^(step \d+ \([^)]*\)[^:]*|building the \w+): ", "", text)  # ", the ...":
+    # a step taken with its gradient (``bench.measured.gradient.DURING``)
     return _qualified(f"{Status.RAISES}: {text.partition(': ')[0]}", q)
 
 
@@ -892,6 +896,8 @@ def script(
     capture: kept to show the difference)."""
     work = get_workload(row["workload"])
     mode = MODES[row["mode"]]
+    if str(row.get("kind") or "") == str(Kind.WRONG_GRADIENT):  # the script steps forward only
+        raise inline.InlineError("a script checks no gradient yet: not one of a wrong gradient")
     w = want(row, work, timeout)
     code = split_variant(variant)
     reference, extra = REFERENCES[work.name]
@@ -951,7 +957,7 @@ def script(
     kinds = (
         (*STATE_KINDS, OTHER_OUTPUT)
         if w.judged == "state"
-        else tuple(str(k) for k in Kind if k is not Kind.DIFFERS)
+        else tuple(str(k) for k in Kind if k not in (Kind.DIFFERS, Kind.WRONG_GRADIENT))
     )
     checks = ", ".join(CHECK_WORDS[c] for c in w.checks)
     about = textwrap.wrap(

@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.core.schema import KINDS, Status
+from bench.core.schema import Status
 from bench.measured.modes import MODES, label
 from bench.report import answer, costs, findings, fmt, phrases, shapes_page, words
 from bench.report.load import RunData
@@ -146,7 +146,8 @@ def by_kind(run: RunData) -> list[str]:
         (v.strategy != "control")
         & ~v.status.isin([Status.INEXPRESSIBLE.value, Status.BROKEN.value])
     ]
-    cols = [Status.WORKS.label, *(str(k) for k in KINDS), Status.RAISES.label, "crashes", "hangs"]
+    kinds = words.kind_columns(v.kind[v.status == Status.INCORRECT.value])
+    cols = [Status.WORKS.label, *kinds, Status.RAISES.label, "crashes", "hangs"]
     rows = []
     for mode in run.modes:
         mine = v[v["mode"] == mode]

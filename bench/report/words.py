@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from bench.core.schema import KINDS, MEANINGS, Status
+from bench.core.schema import KINDS, MEANINGS, Kind, Status
 from bench.measured.modes import MODES
 
 ORIGINAL_REPORT = (
@@ -204,3 +204,15 @@ def glossary(text: str, extra: dict | None = None) -> list[str]:
     low = text.lower()
     used = [(t, d) for t, d in terms.items() if t.lower() in low]
     return [f"- **{t}**: {d}" for t, d in used] + [""]
+
+
+ONLY_WHERE_SEEN = (Kind.OUTDATED, Kind.WRONG_GRADIENT)  # kinds only some gates can show
+
+
+def kind_columns(seen) -> list[str]:
+    """The kinds a table of verdicts counts (``seen``: the kinds its cells show), in precedence
+    order: every kind, a wrong gradient or the old values followed after a reload only where a
+    cell shows one (only a workload that checks a gradient or reloads its weights can, and runs
+    gated before the gate did never could: a column of zeros would say they were checked)."""
+    seen = {str(k) for k in seen}
+    return [str(k) for k in KINDS if k not in ONLY_WHERE_SEEN or str(k) in seen]

@@ -103,7 +103,7 @@ def test_correctness_by_kind_counts_every_gated_cell(run):
     # the twins (control): 143 cells; assign 31 + copy_ 31 + host 1 + index_add 40 work, 9 of
     # index_add are stale reads, set_data's 31 raise.
     graph = next(line for line in summary.by_kind(run) if line.startswith("| GRAPH_MODE"))
-    assert graph == "| GRAPH_MODE | 103 | 0 | 0 | 0 | 9 | 0 | 0 | 0 | 31 | 0 | 0 | 143 |"
+    assert graph == "| GRAPH_MODE | 103 | 0 | 0 | 9 | 0 | 0 | 0 | 31 | 0 | 0 | 143 |"
 
 
 def test_every_strategy_keeps_one_style_everywhere():

@@ -29,6 +29,13 @@ class Runtime:
     atol: float = 1e-6
     readings: dict = {}  # reading ("before" / "after") -> what it means for this workload
     trains = False  # its state class has a training loop (``before_step``) run before each step
+    # The gradient the gate checks (``bench.measured.gradient``): of L = sum(y * cotangent)
+    # with respect to construct's first argument (named ``grad_input``) and these trainable
+    # Parameters (attribute names); () (the default): no gradient is checked, the step is the
+    # cell's plain call.
+    grad_weights: tuple[str, ...] = ()
+    grad_input = "x"
+    gradient_words = ""  # how the reference gradient is defined, in words (a note names it)
 
     # -- the reference ------------------------------------------------------------------------
     def make_inputs(self, size: int, seed: int, small: bool = False) -> tuple:
@@ -78,6 +85,11 @@ class Runtime:
                         )
                 state = {k: np.asarray(v).reshape(-1) for k, v in want.after.items()}
         return problems
+
+    def cotangent(self, inputs: tuple) -> np.ndarray:
+        """The cotangent g of the gate's loss L = sum(y * g) for a step on ``inputs`` (NumPy),
+        a function of the inputs alone (the gate's step sees nothing else)."""
+        raise NotImplementedError
 
     def matches(self, got, want) -> bool:
         """The one tolerance of this workload: gate, timed check and repro all use it."""

@@ -9,6 +9,8 @@ from bench.measured.workloads.brn.spec import (
     BRN_STATE,
     CHANNELS,
     State,
+    cotangent,
+    grads,
     make_batch,
     schedule,
     train_step,
@@ -39,6 +41,8 @@ class BRNRuntime(Runtime):
     gate_schedule = ((16, 8),)
     rtol, atol = 1e-4, 1e-4
     state_names = BRN_STATE
+    grad_weights = ("gamma", "beta")  # the gate checks d L / d x, d gamma, d beta every step
+    gradient_words = "r and d held constant"
     readings = {
         BEFORE: "the statistics and bounds from before the step's writes",
         AFTER: "the statistics and bounds the step writes",
@@ -60,7 +64,12 @@ class BRNRuntime(Runtime):
         outputs = {BEFORE: y_old, AFTER: y_new}
         after = {k: np.asarray(v, np.float32).reshape(-1) for k, v in new.as_dict().items()}
         other = {k: v for k, v in outputs.items() if k != meaning}
-        return Expected((x,), outputs[meaning], after, other)
+        read = new if meaning == AFTER else old  # the state the output is computed from
+        grad = grads(x, GAMMA, BETA, read, cotangent(x))
+        return Expected((x,), outputs[meaning], after, other, grad)
+
+    def cotangent(self, inputs: tuple) -> np.ndarray:
+        return cotangent(inputs[0])
 
     def probe(self, params: dict):
         return params["d_max"]
