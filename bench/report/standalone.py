@@ -42,9 +42,9 @@ and only says whether the output is the code's; every other script judges as the
 (stale reads of older states included). The kind is the first diverging step's, as the oracle's.
 A workload whose state class has a training loop (``before_step``: the EMA's) runs it before
 every step, reads the state again, and judges the step from it, as the gate does. A script
-steps the cell forward only: it checks no gradient (``bench.measured.gradient``), so a verdict of a wrong
-gradient has no script, and a raise the gate saw in a step taken with its gradient reproduces
-only when the forward alone raises it.
+steps the cell forward only: it checks no gradient (``bench.measured.gradient``), so a verdict
+of a wrong gradient has no script, and a raise the gate saw in a step taken with its gradient
+reproduces only when the forward alone raises it.
 """
 
 from __future__ import annotations
