@@ -3,8 +3,9 @@ as a user reads it (the one phrasing module: every page, table and README block 
 through ``cost`` / ``cell_cost`` / ``cost_phrase``; ``tests/unit/test_phrasing.py`` holds their
 table).
 
-- An interval that contains 0: "no detectable cost (95 % bound +x µs)": the upper end is the
-  most the write can cost at this precision; never a bare "not measurable".
+- An interval that contains 0: "no detectable cost (97.5 % upper bound +x µs)": the upper end of
+  the 95 % interval, a one-sided 97.5 % bound on what the write can cost at this precision, named
+  for what it is (issue 52); never a bare "not measurable".
 - An interval above 0: the added time with its interval.
 - An interval below 0: "faster than the same step without the write", with its interval and why
   that can happen (``WHY_FASTER``): the no-update twin is a different program, not the same one
@@ -282,7 +283,7 @@ def cost(
 ) -> str:
     """The added time per step of a write, with its 95 % interval, as a sentence fragment:
 
-    - an interval that contains 0: "no detectable cost (95 % bound +x)", the bound being the most
+    - an interval that contains 0: "no detectable cost (97.5 % upper bound +x)", the bound being the most
       the write can cost at this precision (never a bare "not measurable");
     - an interval above 0: the added time with its interval (and ``ratio`` to the twin's step);
     - an interval below 0: "faster than the same step without the write", with its interval and
@@ -293,7 +294,7 @@ def cost(
     if not (math.isfinite(low_s) and math.isfinite(high_s)):
         return f"{fmt.signed(added_s)} a step{rel} (no interval: too few rounds to have one)"
     if low_s <= 0 <= high_s:
-        return f"{NO_COST} (95 % bound {fmt.signed(high_s)})"
+        return f"{NO_COST} (97.5 % upper bound {fmt.signed(high_s)})"
     if low_s > 0:
         return f"{fmt.signed(added_s, low_s, high_s)} a step{rel}"
     because = f" ({WHY_FASTER})" if why else ""
@@ -363,7 +364,7 @@ def crossover_words(symbol: str, strategy: str, found) -> str:
 
 def cost_phrase(run: RunData, mode: str, strategy: str, ends: bool = False) -> str:
     """What the update adds at each size, as a user reads it (``cell_cost``): ``+7.0 µs [+4.1,
-    +9.8] a step (+4 %) at N=1; no detectable cost (95 % bound +3.00 µs) at N=64``; each size its
+    +9.8] a step (+4 %) at N=1; no detectable cost (97.5 % upper bound +3.00 µs) at N=64``; each size its
     own bound (a run of sizes under one bound would show the largest size's bound at the
     smallest), except an invalid twin, said once when it is every size's; ``ends``: the smallest
     and the largest size only. Why a step can be faster than without its write is said once,

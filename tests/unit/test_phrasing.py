@@ -18,9 +18,9 @@ WHY = phrases.WHY_FASTER
 @pytest.mark.parametrize(
     "added, low, high, words",
     [
-        (2.0 * US, -1.5 * US, 5.5 * US, "no detectable cost (95 % bound +5.50 µs)"),
-        (0.0, 0.0, 3.0 * US, "no detectable cost (95 % bound +3.00 µs)"),  # 0 is in [0, 3]
-        (-1.0 * US, -4.0 * US, 0.0, "no detectable cost (95 % bound +0.00 ns)"),
+        (2.0 * US, -1.5 * US, 5.5 * US, "no detectable cost (97.5 % upper bound +5.50 µs)"),
+        (0.0, 0.0, 3.0 * US, "no detectable cost (97.5 % upper bound +3.00 µs)"),  # 0 is in [0, 3]
+        (-1.0 * US, -4.0 * US, 0.0, "no detectable cost (97.5 % upper bound +0.00 ns)"),
         # the assign_primitive N = 64: an interval that excludes 0 is a cost, even when
         # it lies within the margin
         (8.6 * US, 2.9 * US, 14.3 * US, "+8.60 µs [+2.9, +14.3] a step"),
@@ -49,7 +49,7 @@ def test_cost_words_with_the_ratio_and_without_the_why():
     )
     # a contained 0 needs no ratio: the bound is the message
     assert phrases.cost(1 * US, -1 * US, 3 * US, ratio=1.01) == (
-        "no detectable cost (95 % bound +3.00 µs)"
+        "no detectable cost (97.5 % upper bound +3.00 µs)"
     )
 
 
@@ -100,8 +100,8 @@ def _run(cells: dict[int, object], mode="graph"):
             },
             False,
             "+7.00 µs [+4.0, +10.0] a step (+0 %) at N=1; "
-            "no detectable cost (95 % bound +3.00 µs) at N=64; "
-            "no detectable cost (95 % bound +5.00 µs) at N=256",
+            "no detectable cost (97.5 % upper bound +3.00 µs) at N=64; "
+            "no detectable cost (97.5 % upper bound +5.00 µs) at N=256",
             id="each-size-its-own-bound",
         ),
         pytest.param(
@@ -111,8 +111,8 @@ def _run(cells: dict[int, object], mode="graph"):
                 64: _cell(9 * US, 8 * US, 10 * US),
             },
             False,
-            "no detectable cost (95 % bound +3.00 µs) at N=1; "
-            "no detectable cost (95 % bound +4.00 µs) at N=8; "
+            "no detectable cost (97.5 % upper bound +3.00 µs) at N=1; "
+            "no detectable cost (97.5 % upper bound +4.00 µs) at N=8; "
             "+9.00 µs [+8.0, +10.0] a step (+0 %) at N=64",
             id="no-cost-then-a-cost",
         ),
@@ -132,7 +132,7 @@ def _run(cells: dict[int, object], mode="graph"):
             },
             True,
             "+7.00 µs [+4.0, +10.0] a step (+0 %) at N=1; "
-            "no detectable cost (95 % bound +4.00 µs) at N=64",
+            "no detectable cost (97.5 % upper bound +4.00 µs) at N=64",
             id="ends-only",
         ),
         pytest.param(
@@ -158,7 +158,7 @@ def _run(cells: dict[int, object], mode="graph"):
             },
             False,
             "not measured (its twin is invalid in this mode) at N=1; "
-            "no detectable cost (95 % bound +3.00 µs) at N=64",
+            "no detectable cost (97.5 % upper bound +3.00 µs) at N=64",
             id="invalid-twin-at-one-size-only",
         ),
     ],
