@@ -283,8 +283,8 @@ def cost(
 ) -> str:
     """The added time per step of a write, with its 95 % interval, as a sentence fragment:
 
-    - an interval that contains 0: "no detectable cost (97.5 % upper bound +x)", the bound being the most
-      the write can cost at this precision (never a bare "not measurable");
+    - an interval that contains 0: "no detectable cost (97.5 % upper bound +x)", the bound
+      being the most the write can cost at this precision (never a bare "not measurable");
     - an interval above 0: the added time with its interval (and ``ratio`` to the twin's step);
     - an interval below 0: "faster than the same step without the write", with its interval and
       (``why``) why that can happen (``WHY_FASTER``)."""
@@ -364,8 +364,8 @@ def crossover_words(symbol: str, strategy: str, found) -> str:
 
 def cost_phrase(run: RunData, mode: str, strategy: str, ends: bool = False) -> str:
     """What the update adds at each size, as a user reads it (``cell_cost``): ``+7.0 µs [+4.1,
-    +9.8] a step (+4 %) at N=1; no detectable cost (97.5 % upper bound +3.00 µs) at N=64``; each size its
-    own bound (a run of sizes under one bound would show the largest size's bound at the
+    +9.8] a step (+4 %) at N=1; no detectable cost (97.5 % upper bound +3.00 µs) at N=64``;
+    each size its own bound (a run of sizes under one bound would show the largest size's bound at the
     smallest), except an invalid twin, said once when it is every size's; ``ends``: the smallest
     and the largest size only. Why a step can be faster than without its write is said once,
     after the first size where it is."""
