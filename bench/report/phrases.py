@@ -367,8 +367,8 @@ def cost_phrase(run: RunData, mode: str, strategy: str, ends: bool = False) -> s
     +9.8] a step (+4 %) at N=1; no detectable cost (97.5 % upper bound +3.00 µs) at N=64``;
     each size its own bound (a run of sizes under one bound would show the largest size's bound
     at the smallest), except an invalid twin, said once when it is every size's; ``ends``: the
-    smallest and the largest size only. Why a step can be faster than without its write is said once,
-    after the first size where it is."""
+    smallest and the largest size only. Why a step can be faster than without its write is said
+    once, after the first size where it is."""
     m = run.analysis.get(mode)
     cells = m.candidates.get(strategy) if m else None
     if not cells:
