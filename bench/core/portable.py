@@ -89,6 +89,22 @@ def from_repr(text: str) -> dict:
     return {k.arg: ast.literal_eval(k.value) for k in call.keywords}
 
 
+def command(text: str) -> str:
+    """A run's command as recorded and printed: a folder given as an absolute path becomes
+    ``DIR`` (no path of the machine that made the run)."""
+    return re.sub(r"(--[\w-]*dir[ =])(?:/|[A-Za-z]:[\\/])\S*", r"\1DIR", text)
+
+
+SITE = re.compile(r"(?<![\w.])/[^\s\"']*?/site-packages/")
+
+
+def stack_text(text: str, root=ROOT) -> str:
+    """A Python stack (faulthandler's, a traceback) without the machine's absolute paths: the
+    repository's files relative to its root, installed packages under ``<site-packages>/``."""
+    base = str(root).rstrip("/\\")
+    return SITE.sub("<site-packages>/", str(text).replace(base + "/", ""))
+
+
 def _old_roots(run_id: str, manifest: dict, texts) -> list[str]:
     """Where the run was written from: the repository root (``plan.strategies_dir`` without its
     ``/strategies``; what precedes ``/results/<w>/raw/<id>/`` in a recorded path) and, for a run

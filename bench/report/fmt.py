@@ -86,7 +86,7 @@ def anchor(title: str) -> str:
 
 def command(text: str) -> str:
     """A run's command as a page prints it: a folder given as an absolute path becomes ``DIR``
-    (a page names no path of the machine that made the run)."""
-    import re
+    (a page names no path of the machine that made the run; ``portable.command``)."""
+    from bench.core import portable
 
-    return re.sub(r"(--[\w-]*dir[ =])(?:/|[A-Za-z]:[\\/])\S*", r"\1DIR", text)
+    return portable.command(text)

@@ -23,7 +23,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from bench.core import procs
+from bench.core import portable, procs
 from bench.core.schema import Status
 
 HARNESS_ERROR = procs.HARNESS  # a child's exit code when the harness itself failed (a bug)
@@ -84,6 +84,7 @@ def _run_child(items: Sequence, work: Callable, timeout: float) -> tuple:
             raise HarnessError(str(err)) from None
         with open(trace, encoding="utf-8", errors="replace") as f:
             stack = f.read().split("\nExtension modules:")[0][:4000]  # most recent call first
+        stack = portable.stack_text(stack)  # no absolute path of this machine in a record
     finally:
         os.unlink(trace)
     finished, current, where = seen["finished"], seen["current"], seen["where"]

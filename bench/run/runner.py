@@ -16,6 +16,7 @@ from __future__ import annotations
 import signal
 from pathlib import Path
 
+from bench.core import portable
 from bench.core.rundir import now
 from bench.core.schema import RunStatus
 from bench.run.context import RunContext
@@ -40,7 +41,8 @@ def run(run_dir: Path, plan: Plan, argv: list[str], out=print, publish: bool = F
         signal.signal(signal.SIGBREAK, _raise_interrupt)
     manifest = ctx.manifest()
     if not manifest.command:
-        manifest.command = " ".join(["nox -s bench", *(["--", *argv] if argv else [])])
+        said = " ".join(["nox -s bench", *(["--", *argv] if argv else [])])
+        manifest.command = portable.command(said)  # no absolute folder of this machine
         manifest.argv = list(argv)
     manifest.status, manifest.publish = RunStatus.RUNNING, publish
     manifest.invocations.append({"argv": list(argv), "at": now()})

@@ -294,7 +294,10 @@ class _Plugin:
     def pytest_benchmark_update_json(self, config, benchmarks, output_json):
         from bench.core.portable import plain_params
 
-        plain_params(output_json)  # params as plain dicts, paths relative to the repository
+        # params as plain dicts, paths relative to the repository, or to the results folder of
+        # a run kept outside it (<results>/raw/<run>/timing/<file>)
+        results = Path(self.context.job.out).resolve().parents[3]
+        plain_params(output_json, (ROOT, results))
 
     def pytest_runtest_logreport(self, report):
         if report.when != "call" or report.passed:
