@@ -88,6 +88,11 @@ class GradientStep:
         self.call = _wrapper(mode.prepare(cell), weights)  # the cell as a plain step has it
         self.layers = len(layers)
         self.last = None
+        self.optimizer = None
+        if runtime.train_lr:  # a training loop: nn.SGD on the weights after each gradient
+            from mindspore import nn
+
+            self.optimizer = nn.SGD(weights, learning_rate=runtime.train_lr)
 
     def __call__(self, *inputs):
         self.last = None
@@ -96,6 +101,8 @@ class GradientStep:
 
         g = ms.Tensor(np.asarray(self.runtime.cotangent(host), np.float32))
         out, dx, dw = self.call(*inputs, g)
+        if self.optimizer is not None:  # the weights move: the next step reads them
+            self.optimizer(tuple(dw))
         names, dw = self.runtime.grad_weights, [d.asnumpy() for d in dw]
         per = [dict(zip(names, dw[j * len(names) :])) for j in range(self.layers)]
         self.last = {self.runtime.grad_input: dx.asnumpy(), "weights": per}

@@ -314,6 +314,13 @@ def before_step(cell, runtime, params: dict, where: str):
         return None, Observation(Status.RAISES, detail=said)
 
 
+def _loop(runtime, state: dict) -> dict:
+    """What a training loop sets in ``state`` (the weights read beside the state): a stale read
+    of an earlier step's state is computed with the weights the cell has now."""
+    own = set(runtime.state_names)
+    return {k: v for k, v in state.items() if k not in own}
+
+
 HISTORY = 16  # how many steps back a stale read is looked for (the gate runs at most 11)
 
 
@@ -354,8 +361,9 @@ def observe(
             except Exception as exc:
                 where = f"step {i} ({runtime.size_symbol}={size}){gradient.during(step)}"
                 return Observation(Status.RAISES, detail=f"{where}: {first_line(exc)}")
-            earlier = {
-                j: runtime.expect(size, seed + i - 1, state, BEFORE, update).output
+            earlier = {  # the state of an earlier step, the loop's weights of this one
+                j: runtime.expect(size, seed + i - 1, {**state, **loop}, BEFORE, update).output
+                for loop in [_loop(runtime, before)]
                 for j, state in reversed(history[-HISTORY:])
             }
             steps.append(judge(runtime, expected, before, out, after, size, i, earlier))
@@ -433,8 +441,9 @@ def observe_network(
             where = f"step {i} ({runtime.size_symbol}={size}){gradient.during(step)}"
             return Observation(Status.RAISES, detail=f"{where}: {first_line(exc)}")
         for j, (want, before, out, after) in enumerate(zip(expected, befores, outs, afters)):
-            earlier = {
-                k: runtime.expect(size, seed + i - 1, state, BEFORE, update).output
+            earlier = {  # the state of an earlier step, the loop's weights of this one
+                k: runtime.expect(size, seed + i - 1, {**state, **loop}, BEFORE, update).output
+                for loop in [_loop(runtime, before)]
                 for k, state in reversed(histories[j][-HISTORY:])
             }
             steps[j].append(judge(runtime, want, before, out, after, size, i, earlier))

@@ -257,13 +257,15 @@ def reference(state, step):
     x = np.random.default_rng(step - 1).standard_normal((SIZE, *{x.shape[1:]}), dtype=np.float32)
     x64 = (x * SCALE + SHIFT).astype(np.float32).astype(np.float64)
     mean, var = x64.mean(axis=(0, 2, 3)), x64.var(axis=(0, 2, 3))
-    def forward(s):  # gamma = 1, beta = 0
+    gamma = np.asarray(state.get("gamma", np.ones(3)), np.float64)[:, None, None]  # as trained
+    beta = np.asarray(state.get("beta", np.zeros(3)), np.float64)[:, None, None]
+    def forward(s):
         sigma_b = np.sqrt(var + {eps!r})
         sigma = np.sqrt(s["moving_var"].astype(np.float64) + {eps!r})
         r = np.clip(sigma_b / sigma, 1.0 / s["r_max"][0], s["r_max"][0])
         d = np.clip((mean - s["moving_mean"]) / sigma, -s["d_max"][0], s["d_max"][0])
         xhat = (x64 - mean[:, None, None]) / sigma_b[:, None, None] * r[:, None, None]
-        return (xhat + d[:, None, None]).astype(np.float32)
+        return (gamma * (xhat + d[:, None, None]) + beta).astype(np.float32)
     count = np.float32(state["step"][0] + 1)
     frac = min(float(count) / {spec.RAMP_STEPS}, 1.0)  # r_max and d_max ramp, then hold
     new = {{"moving_mean": state["moving_mean"] + {m!r} * (mean - state["moving_mean"]),

@@ -290,3 +290,18 @@ def test_the_numpy_training_step_is_sgd_on_the_mean_squared_error():
             analytic = (flat[j] - stepped[k].reshape(-1)[j]) / spec.LR
             assert abs(numeric - analytic) < 1e-2 * max(1.0, abs(numeric))
     assert loss(stepped) < loss(weights)
+
+
+def test_brn_reads_gamma_and_beta_as_the_optimizer_left_them(brn):
+    """The gate trains gamma and beta (nn.SGD after each step's gradient): a step's reference
+    takes them from the state read before it; y = gamma * xhat + beta per channel."""
+    state = brn.initial_state(2)
+    plain = brn.expect(2, 0, state, BEFORE)
+    trained = {**state, "gamma": np.array([2.0, 1.0, 0.5], F32), "beta": np.array([1, 0, -1], F32)}
+    e = brn.expect(2, 0, trained, BEFORE)
+    want = np.asarray(plain.output) * np.array([2.0, 1.0, 0.5]).reshape(1, 3, 1, 1)
+    close(e.output, want + np.array([1.0, 0.0, -1.0]).reshape(1, 3, 1, 1), 1e-4)
+    for name, v in plain.after.items():  # the state's update does not depend on them
+        close(e.after[name], v)
+    assert not np.allclose(e.grads["x"], plain.grads["x"])  # d L / d x scales with gamma
+    assert "gamma" in brn.read_names and "gamma" not in brn.state_names

@@ -34,6 +34,9 @@ class Runtime:
     # Parameters (attribute names); () (the default): no gradient is checked, the step is the
     # cell's plain call.
     grad_weights: tuple[str, ...] = ()
+    # the learning rate of plain SGD (``nn.SGD``) on those weights after each step's gradient:
+    # the network trains as a training loop's does (0: the weights stay as built)
+    train_lr = 0.0
     grad_input = "x"
     gradient_words = ""  # how the reference gradient is defined, in words (a note names it)
 

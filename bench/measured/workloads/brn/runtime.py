@@ -8,6 +8,7 @@ from bench.measured.oracle import AFTER, BEFORE, Expected
 from bench.measured.workloads.brn.spec import (
     BRN_STATE,
     CHANNELS,
+    TRAIN_LR,
     State,
     cotangent,
     grads,
@@ -42,6 +43,9 @@ class BRNRuntime(Runtime):
     rtol, atol = 1e-4, 1e-4
     state_names = BRN_STATE
     grad_weights = ("gamma", "beta")  # the gate checks d L / d x, d gamma, d beta every step
+    train_lr = TRAIN_LR  # and trains gamma and beta with nn.SGD on them after each step
+    # the weights as the optimizer leaves them: each step's reference reads them
+    read_names = (*BRN_STATE, "gamma", "beta")
     gradient_words = "r and d held constant"
     readings = {
         BEFORE: "the statistics and bounds from before the step's writes",
@@ -59,13 +63,16 @@ class BRNRuntime(Runtime):
     def expect(self, size, seed, state, meaning, update=True):
         (x,) = self.make_inputs(size, seed, small=True)
         old = _state(state)
-        y_old, new, _ = train_step(x, GAMMA, BETA, old, update=update)
-        y_new, _, _ = train_step(x, GAMMA, BETA, new, update=False)
+        # gamma and beta as the optimizer left them (read), else as built
+        gamma = np.asarray(state.get("gamma", GAMMA), np.float32).reshape(-1)
+        beta = np.asarray(state.get("beta", BETA), np.float32).reshape(-1)
+        y_old, new, _ = train_step(x, gamma, beta, old, update=update)
+        y_new, _, _ = train_step(x, gamma, beta, new, update=False)
         outputs = {BEFORE: y_old, AFTER: y_new}
         after = {k: np.asarray(v, np.float32).reshape(-1) for k, v in new.as_dict().items()}
         other = {k: v for k, v in outputs.items() if k != meaning}
         read = new if meaning == AFTER else old  # the state the output is computed from
-        grad = grads(x, GAMMA, BETA, read, cotangent(x))
+        grad = grads(x, gamma, beta, read, cotangent(x))
         return Expected((x,), outputs[meaning], after, other, grad)
 
     def cotangent(self, inputs: tuple) -> np.ndarray:

@@ -28,6 +28,7 @@ import numpy as np
 CHANNELS = 3
 EPS = 1e-5
 MOMENTUM = 0.1
+TRAIN_LR = 0.01  # the gate trains gamma and beta by SGD at this rate (nn.SGD), every step
 RAMP_STEPS = 8  # r_max and d_max reach their end at the gate's last checked call (its 8th)
 R_MAX_END, D_MAX_END = 3.0, 5.0
 AXES = (0, 2, 3)
