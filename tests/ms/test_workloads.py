@@ -64,3 +64,33 @@ def test_training_step_in_graph_mode_matches_numpy(ms, strategy, shape, tmp_path
 def test_measured_bandwidth_is_positive():
     result = bandwidth.measure([2**20])
     assert result["points"][0]["copy_GBs"] > 0 and result["llc_bytes"] > 0
+
+
+@pytest.mark.parametrize("mode", ["GRAPH_MODE", "PYNATIVE_MODE"])
+def test_the_emas_training_loop_moves_the_weights_before_every_checked_call(mode):
+    """The EMA's loop (issue 50): an SGD step, a checkpoint loaded before call 5, set_data
+    before call 8, the training cell built again after each (in PYNATIVE_MODE one built before
+    a replacement no longer moves the weights: findings/reload_while_training.py); the weights
+    are the NumPy loop's at every call."""
+    import mindspore as ms
+    from mindspore import nn
+
+    from bench.measured.workloads.ema import spec
+    from bench.measured.workloads.ema.cell import EMA
+
+    ms.set_context(mode=getattr(ms, mode))
+
+    class Plain(EMA, nn.Cell):
+        def construct(self, x):
+            return x
+
+    size = workloads.get("ema").gate_schedule[0][0]
+    cell = Plain(size)
+    before = [w.asnumpy().copy() for w in cell.weights]
+    for call in range(1, workloads.get("ema").gate_schedule[0][1] + 1):
+        cell.before_step()
+        now = [w.asnumpy().copy() for w in cell.weights]
+        assert all(not np.allclose(a, b) for a, b in zip(now, before)), call
+        for got, want in zip(now, spec.weights_at(spec.shapes_for(size), call)):
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+        before = now

@@ -2,9 +2,12 @@
 
 A variant class is ``class Variant(EMA, Cell)``: ``construct(x)`` loops over the (ema, weight)
 pairs and writes ``DECAY * ema + (1 - DECAY) * w`` into each EMA with the strategy's code.
-``before_step`` is the training loop between two EMA updates (``spec.EVENTS``): one optimizer
+``before_step`` is the training loop between two EMA updates (``spec.event``): one optimizer
 step of the network, or a checkpoint loaded, or every weight set from the host. The harness calls
-it before every checked step; the timed steps do not train.
+it before every checked step; the timed steps do not train. After a replacement the training cell
+is built again, as a loop that resumes from a checkpoint does: in PYNATIVE_MODE a training cell
+built before the weights were replaced no longer moves them
+(``findings/reload_while_training.py``), and the weights must change at every checked call.
 """
 
 from __future__ import annotations
@@ -57,9 +60,11 @@ class EMA(nn.Cell):
                 p.name: Parameter(Tensor(v), name=p.name) for p, v in zip(self.weights, values)
             }
             ms.load_param_into_net(self.net, checkpoint)
+            self.__dict__.pop("_trainer", None)  # resumed: the training cell is built again
         elif done == SET_DATA:
             for p, v in zip(self.weights, initial(self.shapes, SET_DATA_SEED)[0]):
                 p.set_data(Tensor(v))
+            self.__dict__.pop("_trainer", None)
         else:
             trainer = self.__dict__.get("_trainer")
             if trainer is None:  # kept out of the Cell's attributes: construct never sees it
