@@ -34,6 +34,7 @@ ORACLE_TESTS = [
     "tests/unit/test_expected_values.py",
     "tests/unit/test_apis.py",
     "tests/unit/test_shapes.py",
+    "tests/unit/test_observability.py",
 ]
 DECISION_TESTS = [
     "tests/unit/test_cellstats.py",
