@@ -79,8 +79,8 @@ ORACLE_MUTATIONS = [
     ),
     (
         ORACLE,
-        '"unchanged" if writes and np.array_equal(got, old) else "other"',
-        '"unchanged" if writes or np.array_equal(got, old) else "other"',
+        "        if writes and np.array_equal(got, old):\n",
+        "        if writes or np.array_equal(got, old):\n",
         "judge: a dropped write when the code writes nothing",
     ),
     (
@@ -480,7 +480,7 @@ def run(mutations, tests, copy: Path, python: str) -> list[str]:
         target.write_text(text.replace(old, new, 1))
         try:
             done = subprocess.run(
-                [python, "-m", "pytest", *tests, "-x", "-q", "--tb=no", "-rf", *QUIET],
+                [python, "-m", "pytest", *tests, "-x", "-q", "--tb=no", "-rfE", *QUIET],
                 cwd=copy,
                 capture_output=True,
                 text=True,
@@ -488,11 +488,13 @@ def run(mutations, tests, copy: Path, python: str) -> list[str]:
             )
         finally:
             target.write_text(text)
-        failed = sorted(
+        failed = sorted(  # a test that fails, or errors (a workload refused at load)
             {
-                line.split("::")[1].split("[")[0]
+                line.split("::")[1].split("[")[0].split(" ")[0]
+                if "::" in line
+                else f"{line.split()[1]} (collecting it)"
                 for line in done.stdout.splitlines()
-                if line.startswith("FAILED") and "::" in line
+                if line.startswith(("FAILED", "ERROR")) and len(line.split()) > 1
             }
         )
         if failed:
