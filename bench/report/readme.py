@@ -161,15 +161,38 @@ def runs_block(runs: dict[str, RunData]) -> list[str]:
     return fmt.table(head, rows)[:-1]
 
 
-def regated_notice(runs: dict[str, RunData]) -> list[str]:
+def regated_notice(runs: dict[str, RunData], made=()) -> list[str]:
     """The lines saying which verdicts of the runs the current gate records otherwise
-    (``provenance.regated_lines``): [] when the runs agree with ``expected/``."""
+    (``provenance.regated_lines``), and which answers of ``made`` (``decisions.Decision``) it
+    contradicts, to avoid until the references are made again: [] when the runs agree with
+    ``expected/``."""
     from bench.report import provenance
 
     found = {w: provenance.run_regated(r) for w, r in runs.items()}
     cells = {w: len(r.verdicts) for w, r in runs.items()}
     releases = sorted({str(r.environment.get("mindspore", "")) for r in runs.values()} - {""})
-    return provenance.regated_lines(found, cells, ", ".join(releases))
+    lines = provenance.regated_lines(found, cells, ", ".join(releases))
+    wrong: dict[str, dict[str, str]] = {}  # answer -> {mode: what the gate records now}
+    for d in made:  # the answer's own kind of state: the workloads it is decided over
+        for w, rows in found.items():
+            if answer.kind_of(runs[w].work) != d.kind:
+                continue
+            for r in rows:
+                if d.write and r.key[1] == d.write and r.key[3] == d.mode and r.now != "works":
+                    wrong.setdefault(d.write, {})[label(d.mode)] = provenance._short(r.now)
+    if wrong:
+        said = "; ".join(
+            f"`{s}` in {', '.join(sorted(modes))} ({', '.join(sorted(set(modes.values())))})"
+            for s, modes in sorted(wrong.items())
+        )
+        lines = [
+            *lines[:-1],
+            ">",
+            f"> **Do not use these answers of the table:** the current gate finds them wrong: "
+            f"{said}.",
+            "",
+        ]
+    return lines
 
 
 def first_block(runs: dict[str, RunData], answers: dict) -> list[str]:
@@ -184,8 +207,9 @@ def first_block(runs: dict[str, RunData], answers: dict) -> list[str]:
         code = phrases.snippet(runs[where], small[0].strategy)
         if code is not None:
             out += [*code.markdown(""), ""]
-    table = decisions.first_screen(decisions.decide(runs, answers))
-    out += regated_notice(runs)
+    made = decisions.decide(runs, answers)
+    table = decisions.first_screen(made)
+    out += regated_notice(runs, made)
     lead = (
         "What to write in each mode, what to avoid there (what goes wrong with it) and what the "
         "write adds to a step ([as data](results/decisions.json)):"

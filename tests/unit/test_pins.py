@@ -192,3 +192,41 @@ def test_the_regated_lines_say_how_many_verdicts_changed_and_which_strategies():
     assert "ema: 3 of 270 verdicts (works → follows the old values after a reload: " in text
     assert "`assign`, `host_ema`" in text and "clip:" not in text
     assert provenance.regated_lines({"clip": []}, {"clip": 1}, "2.10.0") == []
+
+
+def test_the_notice_names_the_tables_answers_the_current_gate_finds_wrong(monkeypatch):
+    """An answer is named to avoid only where the current gate finds it wrong in a workload of
+    its own kind of state and in its mode (ema's reload does not touch the small-state answer)."""
+    from types import SimpleNamespace
+
+    from bench.report import decisions, provenance, readme
+
+    def run(kind, name):
+        return SimpleNamespace(
+            work=SimpleNamespace(state_kind=kind, name=name), verdicts=[1] * 10, environment={}
+        )
+
+    runs = {"ema": run("elementwise", "ema"), "brn": run("small", "brn")}
+    now = "incorrect: follows the old values after a reload"
+    found = {
+        "ema": [
+            provenance.Regated(("ema", "host_ema", "as-written", "pynative"), "works", now),
+            provenance.Regated(("ema", "assign_primitive", "inline", "jit_ast"), "works", now),
+        ],
+        "brn": [],
+    }
+    monkeypatch.setattr(provenance, "run_regated", lambda r: found[r.work.name])
+
+    def d(kind, mode, write):
+        return decisions.Decision(kind, mode, write, "", False, "", "")
+
+    made = [
+        d("elementwise", "pynative", "host_ema"),
+        d("small", "jit_ast", "assign_primitive"),  # the same API, another kind: not named
+        d("elementwise", "graph", "assign_primitive"),  # another mode: not named
+    ]
+    text = "\n".join(readme.regated_notice(runs, made))
+    assert "**Do not use these answers of the table:**" in text
+    assert "`host_ema` in PYNATIVE_MODE (follows the old values after a reload)" in text
+    assert "`assign_primitive`" not in text.split("Do not use")[1]
+    assert readme.regated_notice({"brn": runs["brn"]}, made) == []  # nothing regated: nothing
