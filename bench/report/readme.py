@@ -10,6 +10,7 @@ from pathlib import Path
 
 from bench.core import paths
 from bench.core.io import write_text_atomic
+from bench.core.schema import Status
 from bench.measured import discovery
 from bench.measured.modes import GRAPH, MODES, label
 from bench.report import answer, findings, phrases, words
@@ -178,7 +179,8 @@ def regated_notice(runs: dict[str, RunData], made=()) -> list[str]:
             if answer.kind_of(runs[w].work) != d.kind:
                 continue
             for r in rows:
-                if d.write and r.key[1] == d.write and r.key[3] == d.mode and r.now != "works":
+                mine = d.write and r.key[1] == d.write and r.key[3] == d.mode
+                if mine and r.now != Status.WORKS.value:
                     wrong.setdefault(d.write, {})[label(d.mode)] = provenance._short(r.now)
     if wrong:
         said = "; ".join(
