@@ -359,11 +359,11 @@ def observe(
                 out = run_step(step, cell, tensors).asnumpy()
                 after = runtime.observe(params)
             except Exception as exc:
-                where = f"step {i} ({runtime.size_symbol}={size}){gradient.during(step)}"
-                return Observation(Status.RAISES, detail=f"{where}: {first_line(exc)}")
-            earlier = {  # the state of an earlier step, the loop's weights of this one
+                said = f"{where}{gradient.during(step)}: {first_line(exc)}"
+                return Observation(Status.RAISES, detail=said)
+            loop = _loop(runtime, before)  # an earlier step's state, this one's loop weights
+            earlier = {
                 j: runtime.expect(size, seed + i - 1, {**state, **loop}, BEFORE, update).output
-                for loop in [_loop(runtime, before)]
                 for j, state in reversed(history[-HISTORY:])
             }
             steps.append(judge(runtime, expected, before, out, after, size, i, earlier))
@@ -441,9 +441,9 @@ def observe_network(
             where = f"step {i} ({runtime.size_symbol}={size}){gradient.during(step)}"
             return Observation(Status.RAISES, detail=f"{where}: {first_line(exc)}")
         for j, (want, before, out, after) in enumerate(zip(expected, befores, outs, afters)):
-            earlier = {  # the state of an earlier step, the loop's weights of this one
+            loop = _loop(runtime, before)  # an earlier step's state, this one's loop weights
+            earlier = {
                 k: runtime.expect(size, seed + i - 1, {**state, **loop}, BEFORE, update).output
-                for loop in [_loop(runtime, before)]
                 for k, state in reversed(histories[j][-HISTORY:])
             }
             steps[j].append(judge(runtime, want, before, out, after, size, i, earlier))

@@ -107,6 +107,15 @@ def picks(kind) -> dict:
     return {m: c.strategy for m, c in kind.choices.items()}
 
 
+def _under_title(text: str, lines: list[str]) -> str:
+    """``text`` with ``lines`` after its first line, the page's title (a notice every reader
+    sees first); ``text`` as it is when there are none."""
+    if not lines:
+        return text
+    head, _, rest = text.partition("\n")
+    return "\n".join([head, "", *lines]) + rest
+
+
 def write(
     run_dir: Path,
     results: Path,
@@ -138,14 +147,10 @@ def write(
     if not publish:
         pages = {"Every code shape": "shapes.md"}
     text = summary.render(run, title, [_rel(p, here) for p in images], links, pages, kind)
-    again = readme.regated_notice({run.workload: run})
-    if again:
-        head, _, rest = text.partition("\n")
-        text = "\n".join([head, "", *again]) + rest
+    text = _under_title(text, readme.regated_notice({run.workload: run}))
     if stands is not None and not stands.pinned:
         pinned = pins.read(paths.RESULTS_DIR).references.get(run.workload)
-        head, _, rest = text.partition("\n")
-        text = "\n".join([head, "", *provenance.notice(stands, pinned)]) + rest
+        text = _under_title(text, provenance.notice(stands, pinned))
     write_text_atomic(here / "summary.md", text)
     return here
 
@@ -167,16 +172,12 @@ def write_overview(
         print("report: the answer figure has nothing to draw (no timed run): not drawn")
     overview_plots.correctness_figure(runs, plots_root / "correctness.png")
     page = overview.summary_page(runs, links)
-    again = readme.regated_notice(runs)
-    if again:
-        head, _, rest = page.partition("\n")
-        page = "\n".join([head, "", *again]) + rest
+    page = _under_title(page, readme.regated_notice(runs))
     away = [s for s in (stands or {}).values() if not s.pinned]
     if away:
         pinned = pins.read(paths.RESULTS_DIR).references
-        head, _, rest = page.partition("\n")
         notes = [line for s in away for line in provenance.notice(s, pinned.get(s.workload))]
-        page = "\n".join([head, "", *notes]) + rest
+        page = _under_title(page, notes)
     write_text_atomic(results / "summary.md", page)
     repro_links = {}
     for w, run in runs.items():

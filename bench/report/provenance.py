@@ -110,20 +110,25 @@ def regated(verdicts: dict, recorded: dict) -> list[Regated]:
 
 
 def run_regated(run) -> list[Regated]:
-    """``regated`` of a loaded run against the expected file of its MindSpore release."""
+    """``regated`` of a loaded run against the expected file of its MindSpore release, once a
+    run (README, the summary and the run's own page all ask)."""
     from bench.core import expected
     from bench.core.schema import signature
 
+    if "regated" in run.memo:
+        return list(run.memo["regated"])
     release = str(run.environment.get("mindspore", ""))
-    if not release or run.verdicts.empty:
-        return []
-    recorded = expected.read(expected.path_for(release))
-    mine = {
-        (run.workload, r.strategy, r.shape, r.mode): signature(r.status, r.kind, r.detail)
-        for r in run.verdicts.itertuples()
-        if r.status not in {str(s) for s in expected.NOT_RECORDED}
-    }
-    return regated(mine, recorded)
+    found = []
+    if release and not run.verdicts.empty:
+        recorded = expected.read(expected.path_for(release))
+        mine = {
+            (run.workload, r.strategy, r.shape, r.mode): signature(r.status, r.kind, r.detail)
+            for r in run.verdicts.itertuples()
+            if r.status not in {str(s) for s in expected.NOT_RECORDED}
+        }
+        found = regated(mine, recorded)
+    run.memo["regated"] = found
+    return list(found)
 
 
 def regated_lines(found: dict[str, list[Regated]], cells: dict[str, int], release: str) -> list:
@@ -137,7 +142,7 @@ def regated_lines(found: dict[str, list[Regated]], cells: dict[str, int], releas
     for w, rows in sorted(found.items()):
         changes: dict[tuple, dict[str, int]] = {}
         for r in rows:
-            change = (_short(r.then), _short(r.now))
+            change = (short_signature(r.then), short_signature(r.now))
             by = changes.setdefault(change, {})
             by[r.key[1]] = by.get(r.key[1], 0) + 1
         top = sorted(changes.items(), key=lambda kv: (-sum(kv[1].values()), kv[0]))[:2]
@@ -159,7 +164,7 @@ def regated_lines(found: dict[str, list[Regated]], cells: dict[str, int], releas
     ]
 
 
-def _short(signature: str) -> str:
+def short_signature(signature: str) -> str:
     """A signature in a few words: a raise by its exception type."""
     if signature.startswith("raises: "):
         return signature.split(":", 2)[0] + ": " + signature.split(":", 2)[1].strip()
@@ -238,6 +243,7 @@ __all__ = [
     "regated",
     "regated_lines",
     "run_regated",
+    "short_signature",
     "stands_for",
     "why_not_pinnable",
 ]

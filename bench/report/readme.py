@@ -181,7 +181,7 @@ def regated_notice(runs: dict[str, RunData], made=()) -> list[str]:
             for r in rows:
                 mine = d.write and r.key[1] == d.write and r.key[3] == d.mode
                 if mine and r.now != Status.WORKS.value:
-                    wrong.setdefault(d.write, {})[label(d.mode)] = provenance._short(r.now)
+                    wrong.setdefault(d.write, {})[label(d.mode)] = provenance.short_signature(r.now)
     if wrong:
         said = "; ".join(
             f"`{s}` in {', '.join(sorted(modes))} ({', '.join(sorted(set(modes.values())))})"

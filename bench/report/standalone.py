@@ -451,6 +451,10 @@ def _check(
     layers of a network); ``older``: its judge looks for reads of older states; ``capture``: the
     capture mode (or ""); ``every``: print every step (else the first 8 and the last)."""
     obj = "net" if network else "cell"
+    # the judge's state after a reload, had the update used the old weights (one cell, a layer)
+    stale, stale_j = (
+        (", outdated(state, step)", ", outdated(states[j], step)") if replaced else ("", "")
+    )
     prepare = (
         [f"    {obj}.construct = ms.jit({obj}.construct, capture_mode={capture!r})"]
         if capture
@@ -493,14 +497,10 @@ def _check(
             *(
                 [
                     f'        older = (reference(s, step)[1]["{BEFORE}"] for s in {OLDER})',
-                    "        found.append(judge(out, reads, state, new, want, older"
-                    + (", outdated(state, step)))" if replaced else "))"),
+                    f"        found.append(judge(out, reads, state, new, want, older{stale}))",
                 ]
                 if older
-                else [
-                    "        found.append(judge(out, reads, state, new, want"
-                    + (", outdated(state, step)))" if replaced else "))")
-                ]
+                else [f"        found.append(judge(out, reads, state, new, want{stale}))"]
             ),
             *("        " + s for s in show),
             "        history, state = [*history, state], new" if older else "        state = new",
@@ -539,13 +539,10 @@ def _check(
             [
                 f'            older = (reference(h[j], step)[1]["{BEFORE}"] for h in {OLDER})',
                 "            found[j].append(judge(out, reads, states[j], new, want, older"
-                + (", outdated(states[j], step)))" if replaced else "))"),
+                f"{stale_j}))",
             ]
             if older
-            else [
-                "            found[j].append(judge(out, reads, states[j], new, want"
-                + (", outdated(states[j], step)))" if replaced else "))")
-            ]
+            else [f"            found[j].append(judge(out, reads, states[j], new, want{stale_j}))"]
         ),
         *("            " + s for s in show),
         "        history, states = [*history, states], news" if older else "        states = news",

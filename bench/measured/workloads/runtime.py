@@ -111,9 +111,10 @@ class Runtime:
 
     @property
     def read_names(self) -> tuple[str, ...]:
-        """The Parameters a step's reference reads: the state, and those a training loop sets
-        (the weights an EMA follows), which the reference takes as they are."""
-        return tuple(self.state_names)
+        """The Parameters a step's reference reads: the state, and those a training loop sets,
+        which the reference takes as they are (the weights the gate trains, ``grad_weights``
+        with ``train_lr``; an EMA's weights: its own list)."""
+        return (*self.state_names, *(self.grad_weights if self.train_lr else ()))
 
     def observe(self, params: dict) -> dict:
         """The state (float32 arrays) read from the Parameters a cell started with."""

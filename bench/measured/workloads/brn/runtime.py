@@ -44,8 +44,6 @@ class BRNRuntime(Runtime):
     state_names = BRN_STATE
     grad_weights = ("gamma", "beta")  # the gate checks d L / d x, d gamma, d beta every step
     train_lr = TRAIN_LR  # and trains gamma and beta with nn.SGD on them after each step
-    # the weights as the optimizer leaves them: each step's reference reads them
-    read_names = (*BRN_STATE, "gamma", "beta")
     gradient_words = "r and d held constant"
     readings = {
         BEFORE: "the statistics and bounds from before the step's writes",

@@ -18,8 +18,8 @@ from bench.measured.workloads.runtime import Runtime
 class ClipRuntime(Runtime):
     name = "clip"
     # N = 2048 grows the limit by 0.2048 a step: it grows at every one of the 10 checked calls
-    # and reaches the cap (3.0) at the last one, the cap's own step (``CAP_STEP``); a stale or
-    # dropped limit shows at every call (the observability contract). A small input
+    # and reaches the cap (3.0) at the last one, the cap's own step (its ``Expected.event``);
+    # a stale or dropped limit shows at every call (the observability contract). A small input
     # (N x 1 x 2 x 2) keeps the gate cheap.
     gate_schedule = ((2048, 10),)
     rtol, atol = 1e-5, 1e-6
