@@ -8,6 +8,7 @@ Exit codes (decided in ``bench.core.exits``, which says what each means): 0 = as
 from __future__ import annotations
 
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from bench.core import paths, procs
 from bench.core.args import (
     OneLineParser,
     UsageError,
+    budget_minutes,
     choose,
     comma_list,
     positive_float,
@@ -51,7 +53,8 @@ def parser() -> OneLineParser:
         type=comma_list("batch sizes", positive_int),
         help="comma list of positive integers (default: the workload's sizes, e.g. the clip's "
         + ",".join(map(str, workloads.get(paths.DEFAULT_WORKLOAD).batch_sizes))
-        + "; --quick: its smallest and largest)",
+        + "; by default its smallest, a middle and its largest; --quick: its smallest and "
+        "largest; --rigorous: all of them)",
     )
     tier = p.add_mutually_exclusive_group()
     tier.add_argument(
@@ -168,6 +171,15 @@ def parser() -> OneLineParser:
         "same way on every machine (a timed run keeps each mode whole); merge the N runs with "
         "`nox -s merge -- RUN...`",
     )
+    p.add_argument(
+        "--budget",
+        type=budget_minutes,
+        metavar="MINUTES",
+        help="end the timing this many minutes after the command starts (every workload of it "
+        "together): the gate and the prepare phase always finish, no race starts after the "
+        "deadline and a timing process starts no new cell; the report says what was not timed, "
+        "and such a run cannot become a reference",
+    )
     p.add_argument("--list", action="store_true", help="list strategies, shapes and modes")
     return p
 
@@ -260,7 +272,9 @@ def _prepare(args, work) -> tuple[Plan, Path, Path, bool]:
     return plan, run_dir, results, publish
 
 
-def _run(args, argv, plan: Plan, run_dir: Path, results: Path, publish: bool, outcomes) -> int:
+def _run(
+    args, argv, plan: Plan, run_dir: Path, results: Path, publish: bool, outcomes, deadline=0.0
+) -> int:
     where = "the reference report" if publish else f"{run_dir / 'report'}"
     if plan.shard:
         where = "none (a shard: merge the shards, then report the merged run)"
@@ -272,7 +286,12 @@ def _run(args, argv, plan: Plan, run_dir: Path, results: Path, publish: bool, ou
         flush=True,
     )
     status = runner.run(
-        run_dir, plan, argv, out=lambda line: print(line, flush=True), publish=publish
+        run_dir,
+        plan,
+        argv,
+        out=lambda line: print(line, flush=True),
+        publish=publish,
+        deadline=deadline,
     )
     from bench.report import terminal
 
@@ -324,6 +343,10 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         args = parser().parse_args(argv)
+        # the deadline counts from the command's start, whatever the gate and prepare take
+        deadline = time.time() + args.budget * 60 if args.budget else 0.0
+        if args.budget and args.gate_only:
+            raise UsageError("--budget ends the timing, and a --gate-only run times nothing")
         try:
             procs.use(args.start_method)  # the workers inherit it
         except procs.StartMethodError as err:
@@ -359,7 +382,7 @@ def main(argv=None) -> int:
     codes, outcomes = [], []
     for plan, run_dir, results, publish in runs:
         try:
-            codes.append(_run(args, argv, plan, run_dir, results, publish, outcomes))
+            codes.append(_run(args, argv, plan, run_dir, results, publish, outcomes, deadline))
         except HarnessError as err:
             print(f"bench: internal error: {err}", file=sys.stderr)
             return int(exit_code(Outcome(harness_error=True)))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 
 
 class UsageError(Exception):
@@ -14,6 +15,27 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message):
         raise UsageError(message)
+
+
+MIN_BUDGET_MINUTES = 1.0  # one round of timing: starting a timing process alone takes ~20 s here
+
+
+def budget_minutes(text: str) -> float:
+    """An argparse type: ``--budget MINUTES``, a number of minutes of at least one round."""
+    try:
+        minutes = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of minutes: {text!r}") from None
+    if not math.isfinite(minutes):
+        raise argparse.ArgumentTypeError(f"not a number of minutes: {text!r}")
+    if minutes <= 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 minutes, not {text}")
+    if minutes < MIN_BUDGET_MINUTES:
+        raise argparse.ArgumentTypeError(
+            f"{text} minutes is shorter than one round of timing (starting a timing process "
+            f"alone takes about 20 s): at least {MIN_BUDGET_MINUTES:g}"
+        )
+    return minutes
 
 
 def comma_list(kind: str, convert=str):

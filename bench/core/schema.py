@@ -378,6 +378,8 @@ class Manifest:
     # a shard (``--shard I/N``): {"shard": "I/N", "holds": its strategy|mode units, "split"};
     # a merged run: {"merged": [each shard's run id, shard, holds, phases, environment]}
     shard: dict = field(default_factory=dict)
+    # --budget: {"reached": bool, "races", "untimed", "short", "processes"} (time_phase.short_of)
+    budget: dict = field(default_factory=dict)
     schema_version: int = SCHEMA_VERSION
 
     def __post_init__(self):

@@ -228,7 +228,10 @@ def _pin(run_id: str) -> tuple[pins.Pins, str]:
     workload, run_dir = found[0]
     run = _checked(run_dir, workload)
     why = provenance.why_not_pinnable(
-        Plan.from_dict(run.plan), run.manifest.status, provenance.default_plan(workload)
+        Plan.from_dict(run.plan),
+        run.manifest.status,
+        provenance.default_plan(workload),
+        run.manifest.budget,
     )
     if why:
         raise UsageError(f"run {run_id!r} cannot be {workload}'s reference: {why}")

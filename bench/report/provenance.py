@@ -27,13 +27,20 @@ def default_plan(workload: str):
     return make_plan(parser().parse_args(["--workload", workload]), workloads.get(workload))
 
 
-def lacks(plan, status: str, default, mindspore: str = "", pinned_mindspore: str = "") -> list[str]:
-    """What a run of ``plan`` (ended with ``status``, on MindSpore ``mindspore``) lacks against
-    the full run ``default`` (and the pinned reference's MindSpore), in short phrases, most
-    important first; [] for a complete full run."""
+def lacks(
+    plan, status: str, default, mindspore: str = "", pinned_mindspore: str = "", budget=None
+) -> list[str]:
+    """What a run of ``plan`` (ended with ``status``, on MindSpore ``mindspore``, with the
+    manifest's ``budget`` record) lacks against the full run ``default`` (and the pinned
+    reference's MindSpore), in short phrases, most important first; [] for a complete full run."""
     out = []
     if str(status) != RunStatus.COMPLETE.value:
         out.append(f"it did not finish (status {RunStatus(status).value})")
+    if budget and budget.get("reached"):
+        out.append(
+            f"its --budget ended the timing: {budget['untimed']} of {budget['races']} races "
+            f"not timed, {budget['short']} timed in fewer than {budget['processes']} processes"
+        )
     if mindspore and pinned_mindspore and mindspore != pinned_mindspore:
         out.append(f"another release: MindSpore {mindspore}, the reference's {pinned_mindspore}")
     if plan.gate_only:
@@ -53,10 +60,10 @@ def lacks(plan, status: str, default, mindspore: str = "", pinned_mindspore: str
     return out
 
 
-def why_not_pinnable(plan, status: str, default) -> str | None:
+def why_not_pinnable(plan, status: str, default, budget=None) -> str | None:
     """Why a run cannot become its workload's reference (None: it can): only a complete, full
-    run at the default tier or better."""
-    missing = lacks(plan, status, default)
+    run at the default tier or better that its --budget (if any) did not cut short."""
+    missing = lacks(plan, status, default, budget=budget)
     return "; ".join(missing) if missing else None
 
 
@@ -227,7 +234,7 @@ def stands_for(run, pinned_id: str | None, default=None) -> Stands:
     except (pins.PinError, OSError, ValueError):
         pass  # no pinned release to compare with: nothing said
     mine = str(run.environment.get("mindspore", ""))
-    found = lacks(plan, run.manifest.status, default, mine, theirs)
+    found = lacks(plan, run.manifest.status, default, mine, theirs, run.manifest.budget)
     return Stands(run.workload, run_id, False, tuple(found))
 
 

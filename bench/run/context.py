@@ -74,6 +74,10 @@ class RunContext:
         self.strategies: dict[str, discovery.StrategyFile] = {}
         every = set(discovery.strategy_names(resolve(plan.strategies_dir)))
         self.full = set(plan.strategies) >= every and not plan.shapes  # the whole matrix
+        self.deadline = 0.0  # --budget: seconds since the epoch when the timing ends (0: none)
+
+    def past_deadline(self) -> bool:
+        return bool(self.deadline) and time.time() >= self.deadline
 
     # -- manifest -------------------------------------------------------------------------
     def manifest(self) -> Manifest:

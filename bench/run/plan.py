@@ -43,8 +43,8 @@ class Precision:
     target: float = 0.0  # rigorous: also stop only once the interval is narrower than ±target
     margin_rel: float = Margin.rel  # bench.core.cellstats.Margin: of the candidate's whole step
     margin_abs_s: float = Margin.abs_s
-    sizes: str = "all"  # the sizes timed when none are named: "all" the workload's, "ends" its
-    # smallest and largest (``sizes_of``)
+    sizes: str = "three"  # the sizes timed when none are named: "all" the workload's, "three"
+    # its smallest, a middle one and its largest, "ends" its smallest and largest (``sizes_of``)
 
     def sizes_of(self, sizes) -> tuple[int, ...]:
         """The sizes a run of this tier times when the command names none."""
@@ -53,7 +53,9 @@ class Precision:
             return ordered
         if self.sizes == "ends":
             return (ordered[0], ordered[-1])
-        raise ValueError(f"unknown sizes rule {self.sizes!r} (all, ends)")
+        if self.sizes == "three":  # the middle one: the upper median of an even count
+            return (ordered[0], ordered[len(ordered) // 2], ordered[-1])
+        raise ValueError(f"unknown sizes rule {self.sizes!r} (all, three, ends)")
 
 
 TIERS = {
@@ -84,6 +86,7 @@ TIERS = {
         distribution_rounds=60,
         screen_seconds=0.2,
         target=0.02,
+        sizes="all",
     ),
 }
 
@@ -117,9 +120,9 @@ class Plan:
         known = {f.name for f in fields(cls)}
         data = {k: v for k, v in data.items() if k in known}
         wanted = {f.name for f in fields(Precision)}
-        data["precision"] = Precision(
-            **{k: v for k, v in data.get("precision", {}).items() if k in wanted}
-        )
+        # a plan written before the sizes rule timed every size (the rule's default then)
+        precision = {"sizes": "all", **data.get("precision", {})}
+        data["precision"] = Precision(**{k: v for k, v in precision.items() if k in wanted})
         for key in ("strategies", "modes", "batch_sizes", "shapes", "shard"):
             if data.get(key) is not None:
                 data[key] = tuple(data[key])
@@ -217,6 +220,7 @@ class Job:
     precision: Precision = field(default_factory=Precision)
     timeout: float = 300.0  # seconds one item may take (a forked gate child is killed after)
     stage: int = 0
+    deadline: float = 0.0  # time: seconds since the epoch after which no cell starts (--budget)
 
     def write(self, path: Path) -> Path:
         return write_json_atomic(path, asdict(self))

@@ -31,11 +31,15 @@ def _raise_interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
-def run(run_dir: Path, plan: Plan, argv: list[str], out=print, publish: bool = False) -> RunStatus:
-    """Gate, prepare and time ``plan`` into ``run_dir``; returns the final status."""
+def run(
+    run_dir: Path, plan: Plan, argv: list[str], out=print, publish: bool = False, deadline=0.0
+) -> RunStatus:
+    """Gate, prepare and time ``plan`` into ``run_dir``; returns the final status. ``deadline``
+    (seconds since the epoch, 0: none): the timing ends there (``time_phase``)."""
     from bench.core import verdicts as final_verdicts
 
     ctx = RunContext(run_dir, plan, out)
+    ctx.deadline = deadline
     signal.signal(signal.SIGTERM, _raise_interrupt)  # nox and kill send SIGTERM: stop cleanly
     if hasattr(signal, "SIGBREAK"):  # Windows: Ctrl-Break (CTRL_BREAK_EVENT) stops cleanly too
         signal.signal(signal.SIGBREAK, _raise_interrupt)

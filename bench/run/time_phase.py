@@ -53,9 +53,9 @@ def _jobs(ctx: RunContext, mode: str, process: int, stage: int, items: list[Item
     for part in parts:
         name = f"N{part[0].batch_size}" if len(parts) > 1 else ""
         path = ctx.run.timing_file(mode, process, name)
-        out.append(
-            Job.of("time", ctx.plan, ctx.run.run_id, mode, path, part, process=process, stage=stage)
-        )
+        job = Job.of("time", ctx.plan, ctx.run.run_id, mode, path, part, process=process,
+                     stage=stage, deadline=ctx.deadline)  # fmt: skip
+        out.append(job)
     return out
 
 
@@ -88,6 +88,8 @@ def stage_zero(ctx: RunContext, cells: dict[str, list[Item]]) -> None:
     precision = ctx.plan.precision
     jobs = []
     for process in range(precision.processes):
+        if ctx.past_deadline():
+            break
         jobs = []
         ks = _ks(records.Records(ctx.run.path).timings)
         for mode, items in cells.items():
@@ -112,6 +114,8 @@ def later_stage(
     the answer is chosen from} (``prepare_phase.candidates``), so the decisions settled are the
     ones the report makes (default: every working strategy)."""
     precision = ctx.plan.precision
+    if ctx.past_deadline():
+        return False
     rec = records.Records(ctx.run.path)
     margin = cellstats.Margin(precision.margin_rel, precision.margin_abs_s)
     found = analysis.analyse(
@@ -178,6 +182,30 @@ def time_phase(ctx: RunContext, cells: dict[str, list[Item]], candidates=None) -
         _salvage_checkpoints(ctx, STOPPED)
         raise
     ctx.phase_done("time", time.monotonic() - start)
+    if ctx.deadline:
+        budget = short_of(ctx, cells) | {"reached": ctx.past_deadline()}
+        manifest = ctx.manifest()
+        manifest.budget = budget
+        ctx.save(manifest)
+        if budget["reached"]:
+            ctx.progress.line(
+                f"time: the --budget ended the timing: {budget['untimed']} of {budget['races']} "
+                f"races not timed, {budget['short']} in fewer than {budget['processes']} processes"
+            )
+
+
+def short_of(ctx: RunContext, cells: dict[str, list[Item]]) -> dict:
+    """How far stage 0 got: races timed in no process, and in fewer than the tier's processes."""
+    processes = ctx.plan.precision.processes
+    races = untimed = short = 0
+    for mode, items in cells.items():
+        done = [recorded_tests(ctx.run.timing_of(mode, p)) for p in range(processes)]
+        for item in items:
+            got = sum(item.test_id(mode) in d for d in done)
+            races += 1
+            untimed += got == 0
+            short += 0 < got < processes
+    return {"races": races, "untimed": untimed, "short": short, "processes": processes}
 
 
 def _time_job(ctx: RunContext, job: Job) -> None:

@@ -11,6 +11,8 @@ Not collected by ``nox -s tests``: the worker hands this file to pytest itself.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -29,6 +31,8 @@ def test_step(benchmark, cell, context):
     import mindspore as ms
 
     job, work, mode = context.job, context.workload, context.mode
+    if job.deadline and time.time() >= job.deadline:  # --budget: no cell starts after it
+        pytest.skip("the run's --budget is spent")
     order = job.items.index(cell)  # the cells of a process run in a shuffled order
     precision, n = job.precision, cell.batch_size
     x = tuple(ms.Tensor(a) for a in work.make_inputs(n, seed=job.seed))

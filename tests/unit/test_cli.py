@@ -23,6 +23,12 @@ from tests.conftest import bench
         (["--resume"], "nothing to resume"),
         (["--quick", "--rigorous"], "not allowed with argument"),
         (["--workload", "bn"], "unknown workload 'bn' (valid: clip, brn, kvcache, ema, all)"),
+        (["--budget", "0"], "must be more than 0 minutes, not 0"),
+        (["--budget", "-5"], "must be more than 0 minutes, not -5"),
+        (["--budget", "ten"], "not a number of minutes: 'ten'"),
+        (["--budget", "nan"], "not a number of minutes: 'nan'"),
+        (["--budget", "0.2"], "0.2 minutes is shorter than one round of timing"),
+        (["--budget", "5", "--gate-only"], "a --gate-only run times nothing"),
     ],
 )
 def test_bad_arguments_fail_in_one_line_before_any_work(tmp_path, args, words):

@@ -170,3 +170,55 @@ def test_exit_130_on_interrupt_then_resume_finishes_the_same_run(tmp_path):
         for line in path.read_text().splitlines()
     ]
     assert sorted(v["strategy"] for v in lines if v["shape"] == SHAPE) == ["good", "wait"]
+
+
+BUDGETED = (
+    "import sys\n"
+    "from bench import cli\n"
+    "from bench.core import args\n"
+    "args.MIN_BUDGET_MINUTES = 0.0  # a test's budget: shorter than one real round\n"
+    "sys.exit(cli.main(sys.argv[1:]))\n"
+)
+
+
+def _timed_run(tmp_path, budget_minutes: str) -> tuple[subprocess.CompletedProcess, dict]:
+    cmd = [a for a in args(tmp_path, "good", "--no-report", "--batch-sizes", "1,8")
+           if a != "--gate-only"]  # fmt: skip
+    cmd = [sys.executable, "-c", BUDGETED, *cmd[3:], "--budget", budget_minutes]
+    done = subprocess.run(cmd, cwd=ROOT, env=env(tmp_path), capture_output=True, text=True,
+                          timeout=240, check=False)  # fmt: skip
+    (manifest,) = runs(tmp_path)
+    return done, json.loads(manifest.read_text())
+
+
+@pytest.mark.posix
+def test_a_budget_spent_before_the_timing_times_nothing_and_the_run_says_so(tmp_path):
+    """A deadline already past when the timing starts: no race is timed, the run still ends
+    complete (its gate verdicts kept), and the manifest records what the budget cut."""
+    done, manifest = _timed_run(tmp_path, "0.00001")
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert manifest["status"] == "complete" and manifest["budget"]["reached"] is True
+    budget = manifest["budget"]
+    assert budget["races"] == 2 and budget["untimed"] == 2 and budget["short"] == 0
+    assert "the --budget ended the timing: 2 of 2 races not timed" in done.stdout
+    assert not list((runs(tmp_path)[0].parent / "timing").glob("*-p*.json"))
+    from dataclasses import replace
+
+    from bench.report.provenance import lacks, why_not_pinnable
+    from bench.run.plan import Plan
+
+    plan = replace(Plan.from_dict(manifest["plan"]), shapes=None)  # lacks nothing but time
+    assert "its --budget ended the timing: 2 of 2 races not timed" in "; ".join(
+        lacks(plan, "complete", plan, budget=budget)
+    )
+    assert why_not_pinnable(plan, "complete", plan, budget)
+    assert why_not_pinnable(plan, "complete", plan, {**budget, "reached": False}) is None
+
+
+@pytest.mark.posix
+def test_a_budget_that_lasts_times_everything(tmp_path):
+    done, manifest = _timed_run(tmp_path, "30")
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    budget = manifest["budget"]
+    assert budget == {"races": 2, "untimed": 0, "short": 0, "processes": 2, "reached": False}
+    assert "--budget ended" not in done.stdout

@@ -20,6 +20,10 @@ from bench.run.plan import TIERS, Precision
         ("ends", (64, 1, 1), (1, 64)),  # two distinct sizes are both ends
         ("ends", (5,), (5,)),
         ("all", (3, 1, 3), (1, 3)),
+        ("three", (1, 8, 64, 256, 1024), (1, 64, 1024)),
+        ("three", (8192, 128, 2048, 512), (128, 2048, 8192)),  # the upper median of four
+        ("three", (10, 20, 30), (10, 20, 30)),
+        ("three", (64, 1, 1), (1, 64)),  # fewer than three distinct sizes: all of them
     ],
 )
 def test_the_sizes_a_tier_times(rule, sizes, want):
@@ -37,9 +41,10 @@ def _plan(*argv):
 
 
 def test_quick_times_the_smallest_and_largest_size_unless_sizes_are_named():
-    assert TIERS["default"].sizes == "all" and TIERS["rigorous"].sizes == "all"
+    assert TIERS["default"].sizes == "three" and TIERS["rigorous"].sizes == "all"
     clip = workloads.get("clip").batch_sizes
-    assert _plan("--workload", "clip").batch_sizes == tuple(sorted(clip))
+    assert _plan("--workload", "clip").batch_sizes == (1, 64, 1024)
+    assert _plan("--workload", "clip", "--rigorous").batch_sizes == tuple(sorted(clip))
     assert _plan("--workload", "clip", "--quick").batch_sizes == (min(clip), max(clip))
     ema = workloads.get("ema").batch_sizes
     assert _plan("--workload", "ema", "--quick").batch_sizes == (min(ema), max(ema))

@@ -16,7 +16,7 @@ def _ctx(tmp_path):
     plan = Plan("clip", ("assign",), ("graph", "jit_bytecode"), (1, 64, 1024), "strategies")
     run = RunDir(tmp_path / "run")
     run.timing.mkdir(parents=True)
-    return SimpleNamespace(plan=plan, run=run, mode=modes.get)
+    return SimpleNamespace(plan=plan, run=run, mode=modes.get, deadline=0.0)
 
 
 def _races(sizes):
