@@ -1,4 +1,5 @@
-"""EMA of weights: every step, every EMA Parameter of a small CNN moves towards its weight.
+"""EMA of weights: every step, every EMA Parameter of a two-layer network trained by SGD moves
+towards its weight.
 
 Code shapes (dimensions, simplest value first):
 
@@ -32,7 +33,8 @@ WRITE = Dimension(
 class EMAWorkload(EMARuntime, Workload):
     state_kind = "elementwise"  # the kind of state its answer is for (bench.report.answer.KINDS)
     title = (
-        "an EMA of a small CNN's weights: ema = 0.9 ema + 0.1 w for every weight, 1e4…1e7 elements"
+        "an EMA of the weights of a two-layer network trained by SGD: ema = 0.9 ema + 0.1 w for "
+        "every weight, 1e4…1e7 elements"
     )
     floor_kernel = "triad"
     batch_sizes = (10_000, 100_000, 1_000_000, 10_000_000)
