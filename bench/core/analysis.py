@@ -215,15 +215,17 @@ class ModeAnalysis:
             for pair in combinations(sorted(cells, key=lambda c: c.id.strategy), 2)
         ]
 
-    def _compare(self, cell: Cell, best: Cell, head_to_head: bool) -> cellstats.Comparison:
-        n = cell.id.size
+    def _compare(
+        self, cell: Cell, best: Cell, head_to_head: bool, rivals: int = 1
+    ) -> cellstats.Comparison:
+        """``cell`` against ``best`` at the level of one of ``looks`` looks, and of one of
+        ``rivals`` comparisons a decision takes the largest of (Bonferroni over both)."""
+        looks, biased = self.looks * max(1, rivals), self.biased(cell.id.size)
         if not head_to_head:
-            return cellstats.compare(
-                cell.estimate, best.estimate, self.margin, self.looks, self.biased(n)
-            )
+            return cellstats.compare(cell.estimate, best.estimate, self.margin, looks, biased)
         # the whole step over the fastest's whole step, paired on the rounds both ran in
         paired = cell.versus(best, self.paired_heterogeneity)
-        return cellstats.compare_paired(paired, self.margin, self.looks, self.biased(n))
+        return cellstats.compare_paired(paired, self.margin, looks, biased)
 
     def rank(self, names, others=()) -> dict[str, Standing]:
         """Each of ``names`` (timed candidates) and of ``others`` (working strategies that are
@@ -242,7 +244,13 @@ class ModeAnalysis:
         and undetermined otherwise, whichever candidate happened to measure fastest; a strategy
         that is not a candidate is *faster* where it is faster than every candidate beyond the
         margin. The margin is at the strategy's own whole step; each look at the level of one of
-        ``looks``; every decision at a size with a biased A/A cell is undetermined."""
+        ``looks``; every decision at a size with a biased A/A cell is undetermined.
+
+        "Slower" holds if *any* rival is faster beyond the margin: a union over the rivals, so
+        its lower bounds are each at the level of one of the rivals too (Bonferroni: with four
+        rivals as fast as the best, a candidate exactly one margin slower would otherwise be
+        called slower four times as often as the stated level, issue 52). "Equivalent" and
+        "faster" need *every* comparison to hold (an intersection): one level suffices."""
         best_name = self.fastest_of(names)
         if best_name is None:
             return {}
@@ -256,25 +264,36 @@ class ModeAnalysis:
             standing = Standing(s, reference=s == best_name)
             for n in self.sizes:
                 mine = self.candidates[s][n]
+                rivals = [k for k in pool if k != s]
                 against = {
-                    k: self._compare(mine, self.candidates[k][n], head_to_head)
-                    for k in pool
-                    if k != s
+                    k: self._compare(mine, self.candidates[k][n], head_to_head) for k in rivals
                 }
+                lows = [
+                    self._compare(mine, self.candidates[k][n], head_to_head, len(rivals)).low_s
+                    for k in rivals
+                ]
                 standing.against[n] = against
-                standing.comparisons[n] = self._versus_best(mine, against, s in pool, head_to_head)
+                standing.comparisons[n] = self._versus_best(
+                    mine, against, s in pool, head_to_head, lows
+                )
             out[s] = standing
         return out
 
     def _versus_best(
-        self, cell: Cell, against: dict[str, cellstats.Comparison], candidate: bool, h2h: bool
+        self,
+        cell: Cell,
+        against: dict[str, cellstats.Comparison],
+        candidate: bool,
+        h2h: bool,
+        lows: list[float] | None = None,
     ) -> cellstats.Comparison:
         """``cell``'s step minus the best candidate's (``cellstats.versus_best``), the margin at
-        its own whole step."""
+        its own whole step; ``lows``: the lower bounds at the simultaneous level (``rank``)."""
         step = cell.step_s if h2h else cell.estimate.step_s
         return cellstats.versus_best(
-            list(against.values()), self.margin.at(step), candidate, self.biased(cell.id.size)
-        )
+            list(against.values()), self.margin.at(step), candidate, self.biased(cell.id.size),
+            lows,
+        )  # fmt: skip
 
     @cached_property
     def fastest(self) -> str | None:

@@ -429,7 +429,11 @@ def compare_paired(
 
 
 def versus_best(
-    against: list[Comparison], margin_s: float, candidate: bool, biased: bool = False
+    against: list[Comparison],
+    margin_s: float,
+    candidate: bool,
+    biased: bool = False,
+    lows: list[float] | None = None,
 ) -> Comparison:
     """One strategy's step minus the best candidate's, from its head-to-head comparisons with
     each other candidate (Hsu's multiple comparisons with the best, for "lower is better").
@@ -442,13 +446,18 @@ def versus_best(
     candidate is equivalent where no other may be faster than it beyond the margin, slower where
     one is faster beyond it; a strategy that is not a candidate (``candidate`` False) is faster
     where it is faster than every candidate beyond the margin. No other candidate: it is the
-    best (0)."""
+    best (0). ``lows``: the comparisons' lower bounds at a simultaneous level (one bound per
+    comparison of ``against``), for the union "some candidate is faster beyond the margin"
+    (default: the comparisons' own)."""
     if not against:
         return Comparison(0.0, 0.0, 0.0, margin_s, biased)
     floor = 0.0 if candidate else -math.inf
+    lows = [c.low_s for c in against] if lows is None else list(lows)
+    if len(lows) != len(against):
+        raise ValueError(f"{len(lows)} lower bounds for {len(against)} comparisons")
     return Comparison(
         max([floor, *(c.difference_s for c in against)]),
-        max([floor, *(c.low_s for c in against)]),
+        max([floor, *lows]),
         max([floor, *(c.high_s for c in against)]),
         margin_s,
         biased,

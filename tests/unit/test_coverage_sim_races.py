@@ -153,7 +153,9 @@ def test_head_to_head_intervals_cover_the_true_difference_at_least_93_percent(re
     r = results[name]
     assert r["cells"] == MODES * len(SIZES) * len(TRUTH)
     assert r["covered"] / r["cells"] >= 0.93, r
-    assert r["aa_covered"] / r["aa"] >= 0.93, r
+    # 150 A/A cells: a true 95 % gives 93 % or less one time in eight; below this bound (the
+    # binomial's 1st percentile at 95 %) only once in a hundred
+    assert r["aa_covered"] / r["aa"] >= 0.95 - 2.33 * math.sqrt(0.95 * 0.05 / r["aa"]), r
 
 
 @pytest.mark.parametrize("name", SCENARIOS)
