@@ -45,6 +45,7 @@ DECISION_TESTS = [
     "tests/unit/test_coverage_sim.py",
     "tests/unit/test_phrasing.py",
     "tests/unit/test_coverage_sim_races.py",
+    "tests/unit/test_simultaneous_sim.py",
     "tests/unit/test_time_jobs.py",
     "tests/unit/test_alone.py",
     "tests/unit/test_select.py",
@@ -251,10 +252,10 @@ DECISION_MUTATIONS = [
     ),
     (C, "TRIM = 0.2", "TRIM = 0.0", "estimate: no trimming"),
     (
-        C,
-        "    best = np.argmin(np.vstack(drawn), axis=0)",
-        "    best = np.argmax(np.vstack(drawn), axis=0)",
-        "P(fastest): of the slowest",
+        A,
+        "self._compare(mine, self.candidates[k][n], head_to_head, len(rivals)).low_s",
+        "self._compare(mine, self.candidates[k][n], head_to_head, 1).low_s",
+        "slower: each rival at the level of one comparison (not simultaneous)",
     ),
     (
         C,

@@ -48,7 +48,7 @@ the open decisions, so a decision is looked at up to ``looks`` times: each look 
 level of α / looks (Bonferroni over the looks: the chance of any wrong call over all looks stays
 below α; conservative, simple, and valid whatever the stopping rule, ``alpha_per_look``). A mode
 size whose A/A interval lies outside ±margin turns that size's decisions undetermined
-(``aa_biased``). ``p_fastest`` ranks by the same score as ``analysis.ModeAnalysis.fastest_of``.
+(``aa_biased``).
 """
 
 from __future__ import annotations
@@ -524,40 +524,6 @@ def fastest(estimates: dict[str, list[Estimate]], common: list[float] | None = N
     found = scores(estimates, common)
     found = {s: v for s, v in found.items() if math.isfinite(v)}
     return min(found, key=lambda s: (found[s], s)) if found else None
-
-
-def p_fastest(
-    estimates: dict[str, list[Estimate]],
-    common: list[float] | None = None,
-    draws: int = 4000,
-    seed: int = 0,
-) -> dict:
-    """{strategy: probability that its score (``scores``, the same ``common``) is the lowest},
-    drawing each size's log-ratio from its estimate (t with its degrees of freedom); NaN for
-    every strategy when one has no finite spread (no probability can be stated then)."""
-    names = sorted(estimates)
-    if not names:
-        return {}
-    if not all(
-        math.isfinite(e.log_se) and math.isfinite(e.log_ratio) for n in names for e in estimates[n]
-    ):
-        return dict.fromkeys(names, math.nan)
-    rng = np.random.default_rng(seed)
-    drawn = []
-    for name in names:
-        es = estimates[name]
-        mu = np.asarray([e.log_ratio for e in es])
-        se = np.asarray([e.log_se for e in es])
-        df = np.asarray([min(e.df, 1e6) for e in es])
-        logs = mu + se * rng.standard_t(df, size=(draws, mu.size))
-        if common is None:
-            drawn.append(np.mean(logs, axis=1))
-            continue
-        twin = np.asarray([e.control_step_s for e in es])
-        with np.errstate(over="ignore"):  # a t draw on 1 df can be huge: +inf ranks last
-            drawn.append(np.mean((np.exp(logs) - 1.0) * twin / np.asarray(common), axis=1))
-    best = np.argmin(np.vstack(drawn), axis=0)
-    return {n: float(np.mean(best == i)) for i, n in enumerate(names)}
 
 
 def rounds_for(target_halfwidth: float, procs: tuple[Process, ...], tau2: float, n_procs: int):

@@ -291,22 +291,9 @@ def _fastest(st) -> bool:
 
 def point_fastest(run: RunData, mode: str) -> str | None:
     """The candidate with the lowest score (``ModeAnalysis.fastest_of`` over the candidates):
-    the one P(fastest) is quoted for, labelled "fastest" only where it is shown equivalent."""
+    labelled "fastest" only where it is shown equivalent."""
     m = run.analysis.get(mode)
     return m.fastest_of(_sets(run, mode)[1]) if m else None
-
-
-def p_fastest(run: RunData, mode: str) -> dict[str, float]:
-    """{candidate: P(it is the fastest)} over the candidates ``outcomes`` picks the fastest from
-    (``ModeAnalysis.p_fastest_of`` of that set: the same score, the same set; a strategy that is
-    not a candidate has none). NaN where no probability can be stated (a cell without a spread)."""
-    m = run.analysis.get(mode)
-    if not m:
-        return {}
-    key = ("p_fastest", mode)
-    if key not in run.memo:
-        run.memo[key] = m.p_fastest_of(_sets(run, mode)[1])
-    return dict(run.memo[key])
 
 
 def _combined(found: dict[str, str]) -> str:

@@ -51,8 +51,8 @@ NOT_SLOWER = (answer.FASTEST, answer.EQUIVALENT, answer.FASTER, answer.UNDETERMI
 def not_slower(table: dict[str, dict[str, str]]) -> list[str]:
     """The candidates no workload shows slower than another (``table``: {strategy: {workload:
     outcome}}, ``answer.kind_answer``'s): what the data cannot rank apart. Not a ranking: which
-    of these measured fastest changes from run to run (P(fastest)'s top name changed in 5 of 9
-    modes back to back, so it is not printed)."""
+    of these measured fastest changes from run to run (the fastest point estimate's name changed in
+    5 of 9 modes back to back, so no probability of being the fastest is printed)."""
     return sorted(s for s, by in table.items() if by and all(o in NOT_SLOWER for o in by.values()))
 
 

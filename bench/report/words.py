@@ -85,8 +85,6 @@ TERMS = {
     "faster than the same step without the write": "the added time's whole 95 % interval is "
     "below 0; possible because the twin is another program: the write changes what later steps "
     "compute (a clip limit that grows clips fewer elements) or how the compiler lays out the step",
-    "P(fastest)": "the probability, under the same model and over the same candidates as the "
-    "fastest candidate, that a candidate has the lowest score the fastest is chosen by",
     "layout": "how the small state is stored: a 0-d Parameter (scalar) or a 1-element vector "
     "(vector, needed by the index ops)",
     "gate": "the correctness check: every strategy in every shape and mode, output and state "
@@ -137,7 +135,6 @@ COINED = (
     "undetermined",
     "rounds' quartiles",
     "no detectable cost",
-    "P(fastest)",
     "A/A",
     "stage",
     "as-written",

@@ -233,7 +233,7 @@ def test_beyond_the_margin(low, high, want):
 
 @dataclass
 class Stub:
-    """What compare and p_fastest read from an estimate, set by hand."""
+    """What compare and fastest read from an estimate, set by hand."""
 
     added_s: float
     added_se: float
@@ -336,45 +336,6 @@ def test_the_fastest_is_the_lowest_added_time_over_a_common_step_and_ties_go_by_
     assert cellstats.fastest({}, [1e-3]) is None
 
 
-def test_p_fastest_ranks_on_the_fastests_score_so_the_named_fastest_is_not_zero():
-    """The case of the issue: by ratio to its own twin A looks faster (×1.1 against ×1.5);
-    by the step the user pays B is. The old P(fastest) gave B 0.00."""
-    a = Stub(1e-3, 1e-5, INF, control_step_s=10e-3)
-    b = Stub(0.5e-3, 1e-5, INF, control_step_s=1e-3)
-    p = cellstats.p_fastest({"a": [a], "b": [b]}, [1e-3])
-    assert p["b"] > 0.99 and p["a"] < 0.01
-    assert sum(p.values()) == pytest.approx(1.0)
-
-
-def test_p_fastest_splits_a_tie_and_is_unknown_without_a_spread():
-    tie = cellstats.p_fastest({"a": [Stub(0, 1e-5, 10)], "b": [Stub(0, 1e-5, 10)]}, [1e-3])
-    assert 0.4 < tie["a"] < 0.6
-    unknown = cellstats.p_fastest({"a": [Stub(0, INF, 0)], "b": [Stub(0, 1e-5, 10)]}, [1e-3])
-    assert set(unknown) == {"a", "b"} and all(math.isnan(v) for v in unknown.values())
-    assert cellstats.p_fastest({}, []) == {}
-
-
-def test_the_named_fastest_has_the_highest_p_fastest_when_spreads_are_alike():
-    """300 seeded tables of 2–5 candidates over 3 sizes with one spread per size: the named
-    fastest (lowest score) is always the likeliest fastest, so never below 1/k."""
-    rng = np.random.default_rng(13)
-    for _ in range(300):
-        k = int(rng.integers(2, 6))
-        twin = rng.uniform(0.1e-3, 5e-3, (k, 3))
-        se = rng.uniform(1e-6, 20e-6, 3)
-        found = {
-            f"s{i}": [
-                Stub(float(rng.normal(0, 30e-6)), float(se[n]), 30.0, control_step_s=twin[i, n])
-                for n in range(3)
-            ]
-            for i in range(k)
-        }
-        common = np.median(twin, axis=0).tolist()
-        best = cellstats.fastest(found, common)
-        p = cellstats.p_fastest(found, common, draws=2000)
-        assert p[best] >= max(p.values()) - 0.03 and p[best] > 1 / k - 0.03, (p, best)
-
-
 @pytest.mark.parametrize(
     "ratios, looks, outcome, margin_us",
     [
@@ -401,13 +362,11 @@ def test_a_head_to_head_comparison_widens_with_its_looks():
 
 def test_without_a_common_step_the_score_is_the_mean_log_ratio():
     """Races: each candidate's whole step over one base twin; the score is the mean log-ratio
-    over sizes, for the fastest and for P(fastest) alike."""
+    over sizes."""
     a = [Stub(0.10e-3, 1e-6, 20), Stub(0.0, 1e-6, 20)]  # log 1.1, log 1.0: mean 0.0477
     b = [Stub(0.05e-3, 1e-6, 20), Stub(0.04e-3, 1e-6, 20)]  # mean 0.0440
     assert cellstats.scores({"a": a})["a"] == pytest.approx((math.log(1.1) + 0) / 2)
     assert cellstats.fastest({"a": a, "b": b}) == "b"
-    p = cellstats.p_fastest({"a": a, "b": b})
-    assert p["b"] > 0.99
 
 
 def test_rounds_for_a_target_and_when_the_spread_alone_exceeds_it():

@@ -95,8 +95,6 @@ def test_the_fastest_is_the_cheapest_whole_step_whatever_the_twins_say():
     assert m.standings["odd"].outcome == SLOWER
     assert m.standings["same"].outcome == EQUIVALENT
     assert m.standings["fast"].reference
-    # P(fastest) ranks the same quantity: the named fastest is the likeliest
-    assert max(m.p_fastest, key=m.p_fastest.get) == "fast"
 
 
 def test_a_comparison_is_paired_on_shared_rounds_so_drift_cancels():

@@ -276,7 +276,6 @@ COINED = {
     "undetermined": r"undetermined",
     "equivalent": r"equivalent",
     "A/A": r"A/A",
-    "P(fastest)": r"P\(fastest\)",
     "stage": r"stages?",
     "as-written": r"as-written",
     "code shape": r"code shapes?",
