@@ -88,7 +88,7 @@ def answers_block(runs: dict[str, RunData], answers: dict, results: str = "resul
         names = " and ".join(r.work.title.split(":")[0].split(" (")[0] for r in mine.values())
         sym, size = words.size_term(run.work)
         lines += [
-            f"**To {answer.KINDS[kind]}** (holds in every code shape of {names}; "
+            f"**To {answer.KINDS[kind]}** (holds in the common shapes of {names}; "
             f"the code as {where} writes it; costs at each size *{sym}*, {size}):",
             "",
         ]

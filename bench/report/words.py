@@ -22,6 +22,10 @@ ORIGINAL_REPORT = (
 )
 
 TERMS = {
+    "common shapes": "the code shapes an answer must hold in: the write as a plain statement, in "
+    "a helper method or inside `ops.depend`, the state read as the Parameter itself, `construct` "
+    "in the cell's own class (every verdict also covers a second instance and two layers of one "
+    "network); the shapes where an answer fails outside them are listed under it",
     "code shape": "how the same update is written in `construct`: inline, through a helper "
     "method, inside `ops.depend`; read through the Parameter, a local alias, a copy or a view; "
     "before or after the read (the shapes page shows the lines each one produces)",
@@ -60,8 +64,8 @@ TERMS = {
     "added time": "time per step the update adds: the strategy's step minus its twin's, from "
     "paired blocks (a block is k steps synchronized once at its end; each round times one block "
     "of each, in ABBA order), with a 95 % interval that covers the spread between processes",
-    "candidate": "an API documented for the CPU that computes what the code means in every code "
-    "shape the answer must hold in (for a kind of state: in every workload of that kind), in "
+    "candidate": "an API documented for the CPU that computes what the code means in the common "
+    "shapes (for a kind of state: in every workload of that kind), in "
     "code a user can paste (not a host-side update that replaces the step's own forward); a "
     "deprecated API only where no current one is",
     "margin": "how close two steps must be to count as the same cost: the larger of a share of "
@@ -126,6 +130,7 @@ def size_terms(works) -> dict[str, str]:
 # Words the suite coined: where a page first uses one, it is defined there (emphasised, with its
 # meaning) or links to the page's glossary (``link_first``); tests/unit/test_report.py checks.
 COINED = (
+    "common shapes",
     "code shape",
     "fastest candidate",
     "candidate",
