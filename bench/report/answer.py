@@ -25,7 +25,9 @@ tables: the simplest candidate not shown slower than the fastest in any workload
 
 from __future__ import annotations
 
+import math
 import re
+import statistics
 from dataclasses import dataclass, field
 
 from bench.core.cellstats import EQUIVALENT, FASTER, SLOWER, UNDETERMINED, across, as_fast
@@ -280,6 +282,54 @@ def standings(run: RunData, mode: str) -> dict:
         _, names, correct = _sets(run, mode)
         run.memo[key] = m.rank(names, others=correct) if m else {}
     return run.memo[key]
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A strategy's excess over the best candidate at one size: the upper end of its
+    versus-best interval (``ModeAnalysis.rank``), in seconds and as a share of its own step."""
+
+    size: int
+    high_s: float
+    share: float  # high_s / the strategy's whole step
+
+
+def excess_bound(run: RunData, mode: str, strategy: str) -> Bound | None:
+    """How much slower than the best ``strategy`` can be at the run's largest size, as the
+    data bound it (issue 52: costs as bounds, never a ranking of noise): None when it is not
+    timed against the best there, the only candidate, or its bound is not finite; a mode timed
+    as a distribution is not raced to a decision and has none."""
+    st = standings(run, mode).get(strategy)
+    m = run.analysis.get(mode)
+    if st is None or m is None or not st.comparisons or phrases.distribution(mode):
+        return None
+    n = max(st.comparisons)
+    comp, cell = st.comparisons[n], m.candidates.get(strategy, {}).get(n)
+    if not st.against.get(n):  # no other candidate: nothing to be slower than
+        return None
+    if cell is None or not math.isfinite(comp.high_s) or not cell.step_s > 0:
+        return None
+    return Bound(n, max(0.0, comp.high_s), max(0.0, comp.high_s) / cell.step_s)
+
+
+def resolution(run: RunData, mode: str) -> float | None:
+    """The smallest difference from the best this run's mode could decide, as a share of the
+    step: the median upper half-width (bound minus estimate) of the versus-best comparisons
+    of its candidates at every size (a difference within about one half-width of the margin
+    stays undetermined); None without one."""
+    m = run.analysis.get(mode)
+    if m is None or phrases.distribution(mode):
+        return None
+    widths = []
+    for s, st in standings(run, mode).items():
+        for n, comp in st.comparisons.items():
+            cell = m.candidates.get(s, {}).get(n)
+            if cell is None or not cell.step_s > 0:
+                continue
+            half = comp.high_s - comp.difference_s
+            if math.isfinite(half) and half > 0:
+                widths.append(half / cell.step_s)
+    return float(statistics.median(widths)) if widths else None
 
 
 def _fastest(st) -> bool:

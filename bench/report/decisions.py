@@ -9,6 +9,12 @@ pinned references; README's first screen is rendered from it (``first_screen``).
 - **avoid**: the APIs wrong in most of the kind's shapes in that mode, the ones users try first
   (``FIRST_TRIED``) on top, each with the failure seen most (write dropped, stale read, raises…).
 - **cost**: what the written API adds to the step at the kind's largest size, as the pages say it.
+- **over_best** / **not_slower**: how much slower than the best candidate the written API, and
+  each candidate not shown slower than it, can be at the largest size (``answer.Bound``: the
+  upper end of its versus-best interval, in seconds and as a share of its step), and the mode's
+  **resolution** (``answer.resolution``): costs as bounds, never a ranking of noise (issue 52).
+
+Schema 2 added the last three; a schema-1 file reads with them empty.
 """
 
 from __future__ import annotations
@@ -21,7 +27,8 @@ from bench.core.schema import Status
 from bench.measured.modes import MODES, label
 from bench.report import answer, phrases, words
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+READS = (1, 2)  # schema versions from_json upgrades
 # what users write first, from the original report and its answers (set_data, ops.assign), then
 # what PyTorch users port (in-place Tensor methods), then the index ops the maintainers named
 FIRST_TRIED = (
@@ -66,6 +73,9 @@ class Decision:
     nearest: Failure | None = None  # with no answer: the candidate correct in most shapes
     avoid: tuple = field(default_factory=tuple)  # Failure, first tried first
     host: bool = False  # the write is host-side code (a custom strategy), then ``api``
+    over_best: answer.Bound | None = None  # the written API's excess over the best, bounded
+    not_slower: tuple = field(default_factory=tuple)  # (strategy, Bound | None), not shown slower
+    resolution: float | None = None  # the smallest share of the step the mode could decide
 
 
 def _failure(runs: dict, kind: str, mode: str, strategy: str) -> Failure:
@@ -117,7 +127,7 @@ def _cost(runs: dict, kind: str, mode: str, strategy: str | None, where: str) ->
 
 def decide(runs: dict, answers: dict) -> list[Decision]:
     """Every kind × mode users run (``answers``: ``readme.kind_answers(runs)``)."""
-    from bench.report.readme import SNIPPET_FROM
+    from bench.report.readme import SNIPPET_FROM, not_slower
 
     out = []
     for kind, per_mode in answers.items():
@@ -140,6 +150,8 @@ def decide(runs: dict, answers: dict) -> list[Decision]:
                 mine_f = next((f for f in failures if f.strategy == choice.strategy), None)
                 nearest = mine_f if mine_f and mine_f.works < mine_f.gated else None
             facts = runs[where].manifest.strategies.get(choice.strategy or "", {})
+            run = runs[where]
+            rivals = [s for s in not_slower(per_mode[mode][1]) if s != choice.strategy]
             out.append(
                 Decision(
                     kind=kind,
@@ -152,6 +164,11 @@ def decide(runs: dict, answers: dict) -> list[Decision]:
                     nearest=nearest,
                     avoid=avoid,
                     host=bool(facts.get("custom")),
+                    over_best=(
+                        answer.excess_bound(run, mode, choice.strategy) if choice.strategy else None
+                    ),
+                    not_slower=tuple((s, answer.excess_bound(run, mode, s)) for s in rivals),
+                    resolution=answer.resolution(run, mode),
                 )
             )
     return out
@@ -169,10 +186,15 @@ def to_json(decisions: list[Decision], runs: dict) -> str:
 
 def from_json(text: str) -> list[Decision]:
     data = json.loads(text)
-    if data.get("schema_version") != SCHEMA_VERSION:
+    if data.get("schema_version") not in READS:
         raise ValueError(f"decisions schema_version {data.get('schema_version')!r}")
     out = []
-    for d in data["decisions"]:
+    for read in data["decisions"]:
+        d = {
+            **read,
+            "over_best": _bound(read.get("over_best")),
+            "not_slower": tuple((s, _bound(b)) for s, b in read.get("not_slower", ())),
+        }
         nearest = (
             Failure(**{**d["nearest"], "shapes": tuple(d["nearest"]["shapes"])})
             if d["nearest"]
@@ -181,6 +203,10 @@ def from_json(text: str) -> list[Decision]:
         avoid = tuple(Failure(**{**f, "shapes": tuple(f["shapes"])}) for f in d["avoid"])
         out.append(Decision(**{**d, "nearest": nearest, "avoid": avoid}))
     return out
+
+
+def _bound(data: dict | None) -> answer.Bound | None:
+    return answer.Bound(**data) if data else None
 
 
 def _api(f: Failure | None, api: str = "", strategy: str = "", shared=()) -> str:

@@ -56,9 +56,25 @@ def not_slower(table: dict[str, dict[str, str]]) -> list[str]:
     return sorted(s for s, by in table.items() if by and all(o in NOT_SLOWER for o in by.values()))
 
 
-def not_slower_words(table: dict[str, dict[str, str]], strategy: str) -> str:
-    others = [f"`{s}`" for s in not_slower(table) if s != strategy]
+def not_slower_words(table: dict[str, dict[str, str]], strategy: str, run=None, mode="") -> str:
+    """The candidates not shown slower than the answer, each with how much slower than the
+    best it can be in ``run`` (``answer.excess_bound``: at most +12 µs, 2 %) where it is timed."""
+    others = []
+    for s in not_slower(table):
+        if s == strategy:
+            continue
+        bound = answer.excess_bound(run, mode, s) if run is not None else None
+        others.append(f"`{s}`" + (f" (≤ {bound_words(bound)})" if bound else ""))
     return f"Not shown slower than it: {', '.join(others)}." if others else ""
+
+
+def bound_words(bound) -> str:
+    """``+12.0 µs, 2 %``: an excess over the best, bounded, in time and as a share of the step."""
+    from bench.report import fmt
+
+    if bound.high_s <= 0:  # every rival's bound is below its step: none is faster than it
+        return "0 (faster than every other candidate)"
+    return f"{fmt.signed(bound.high_s)}, {bound.share * 100:.0f} %"
 
 
 def crossover_note(mine: dict[str, RunData], mode: str, strategy: str) -> str:
@@ -102,8 +118,15 @@ def answers_block(runs: dict[str, RunData], answers: dict, results: str = "resul
             code = phrases.snippet(run, choice.strategy, "row" if kind == "rows" else "")
             cost = phrases.cost_phrase(run, mode, choice.strategy, ends=True)
             undecided = "" if choice.decided else f" *Not decided: {choice.short or choice.why}.*"
-            p = not_slower_words(per_mode[mode][1], choice.strategy)
-            text = f"`{choice.strategy}` ({where}'s step: {cost}).{' ' + p if p else ''}{undecided}"
+            p = not_slower_words(per_mode[mode][1], choice.strategy, run, mode)
+            text = f"`{choice.strategy}` ({where}'s step: {cost})."
+            own = answer.excess_bound(run, mode, choice.strategy)
+            if own:
+                text += f" Over the best at {run.symbol}={own.size}: ≤ {bound_words(own)}."
+            text += f"{' ' + p if p else ''}{undecided}"
+            res = answer.resolution(run, mode)
+            if res is not None:
+                text += f" *Resolution in {where}: about {res * 100:.1f} % of the step.*"
             if MODES[mode].distribution:
                 text += f" *{phrases.QUEUE_DRAIN[0].upper()}{phrases.QUEUE_DRAIN[1:]}.*"
             crossing = crossover_note(mine, mode, choice.strategy)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pandas as pd
+import pytest
 
 from bench.report import decisions
 from bench.report.decisions import Decision, Failure
@@ -120,3 +121,24 @@ def test_the_committed_decisions_are_what_the_pinned_references_decide():
     assert bytecode["assign"].works * 10 <= bytecode["assign"].gated  # wrong in 90 % or more
     # and set_data, the original report's call, is avoided in GRAPH_MODE because it raises
     assert {f.strategy: f.what for f in by[("small", "graph")].avoid}["set_data"] == "raises"
+
+
+def test_a_schema_1_decisions_file_reads_with_the_bounds_empty():
+    """Schema 2 added the bounds and the resolution: a file written before reads with them
+    empty; a version this suite does not know is refused."""
+    import json
+
+    from bench.report import decisions
+
+    old = {
+        "schema_version": 1,
+        "decisions": [
+            {"kind": "small", "mode": "graph", "write": "assign", "api": "mindspore.ops.assign",
+             "decided": True, "why": "", "cost": "", "nearest": None, "avoid": [], "host": False}
+        ],
+    }  # fmt: skip
+    (made,) = decisions.from_json(json.dumps(old))
+    assert made.write == "assign" and made.over_best is None
+    assert made.not_slower == () and made.resolution is None
+    with pytest.raises(ValueError, match="schema_version 3"):
+        decisions.from_json(json.dumps({**old, "schema_version": 3}))
