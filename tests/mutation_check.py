@@ -289,14 +289,14 @@ DECISION_MUTATIONS = [
     ),
     (
         C,
-        "        max([floor, *(c.low_s for c in against)]),",
-        "        min([floor, *(c.low_s for c in against)]),",
+        "        max([floor, *lows]),",
+        "        min([floor, *lows]),",
         "ranking: slower only than every candidate, not than one",
     ),
     (
         A,
-        "                    if k != s",
-        "                    if k != s and k == best_name",
+        "                rivals = [k for k in pool if k != s]",
+        "                rivals = [k for k in pool if k != s and k == best_name]",
         "ranking: against the fastest point estimate only",
     ),
     (
