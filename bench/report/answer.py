@@ -41,7 +41,7 @@ from bench.report.phrases import NOT_TIMED
 PASTABLE = "pastable"  # a fact the report adds: the page can print code a user pastes
 NOT_PASTABLE = "no code a user can paste: it replaces the step's own forward"
 
-NO_CANDIDATE = f"no API documented for the {PLATFORM} is correct in every shape here"
+NO_CANDIDATE = f"no API documented for the {PLATFORM} is correct in the common shapes here"
 CANNOT = "cannot be written here"
 WRONG = "silently wrong"  # prefix of an outcome: not correct in a shape the answer must hold in
 FASTEST = "fastest"

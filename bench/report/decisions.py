@@ -227,7 +227,7 @@ def first_screen(decisions: list[Decision], shown: int = 4) -> list[str]:
     for d in decisions:
         if d.write is None:
             near = d.nearest
-            write = "none correct in every shape" + (
+            write = "none correct in the common shapes" + (
                 f"; nearest {_api(near)}: {near.works} of {near.gated} shapes" if near else ""
             )
         else:

@@ -510,49 +510,65 @@ def traceback_of(run: RunData, e: Entry, script_path, run_scripts: bool = True) 
     return found.group(1).strip() if found else ""
 
 
-def export(runs: dict[str, RunData], out_dir, releases_dir=None, run_scripts: bool = True) -> list:
-    """Write one Markdown issue per entry of every run into ``out_dir``; the paths written.
-    Each embeds the standalone script of the entry and of the working side of its minimal pair,
-    the native traceback of a crash (``run_scripts``: run the script to get it when the gate
-    kept none) and the releases under ``releases_dir`` (default ``results/releases``) that show
-    the same divergence."""
+def entry_issue(run: RunData, e: Entry, others: dict, run_scripts: bool = True) -> str:
+    """One entry as an issue body: the standalone script of the entry and of the working side of
+    its minimal pair, the native traceback of a crash (``run_scripts``: run the script to get it
+    when the gate kept none) and the releases in ``others`` ({version: verdicts},
+    ``release_verdicts``) that show the same divergence."""
     import tempfile
+    from pathlib import Path
+
+    from bench.report import repro
+
+    version = run.environment.get("mindspore") or run.plan.get("mindspore", "?")
+    v = run.verdicts
+    ex = e.example
+    keys = {FAILING: (ex.get("strategy"), ex.get("shape"), ex.get("mode"))}
+    if e.pair:
+        keys[WORKING] = (e.pair[0], e.pair[2], e.pair[1])
+    rows = []
+    for s, shape, mode in keys.values():
+        hit = v[(v.strategy == s) & (v["shape"] == shape) & (v["mode"] == mode)]
+        rows += [hit.iloc[0].to_dict()] if len(hit) else []
+    with tempfile.TemporaryDirectory() as tmp:
+        links = repro.write(run, rows, Path(tmp) / "repros")
+        scripts = {
+            side: (Path(tmp) / links[k]).read_text(encoding="utf-8")
+            for side, k in keys.items()
+            if k in links
+        }
+        crash = Path(tmp) / links[keys[FAILING]] if keys[FAILING] in links else None
+        trace = traceback_of(run, e, crash, run_scripts)
+    return issue(run, e, scripts, trace, affected(e, others, version))
+
+
+def export(runs: dict[str, RunData], out_dir, releases_dir=None, run_scripts: bool = True) -> list:
+    """Write one Markdown issue per root cause of every run (``causes``) into ``out_dir``, most
+    cells first (``NN-<slug>.md``); the paths written. Each names the cause, what it covers (its
+    entries, workloads, strategies, modes) and embeds its witness entry's issue (``entry_issue``;
+    the releases under ``releases_dir``, default ``results/releases``)."""
     from pathlib import Path
 
     from bench.core import paths
     from bench.core.io import write_text_atomic
-    from bench.report import repro
+    from bench.report import causes
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     releases_dir = Path(releases_dir or paths.RESULTS_DIR / "releases")
+    by_workload = {run.workload: run for run in runs.values()}
+    others = {
+        w: release_verdicts(releases_dir, w) if releases_dir.is_dir() else {} for w in by_workload
+    }
     written = []
-    for run in runs.values():
-        version = run.environment.get("mindspore") or run.plan.get("mindspore", "?")
-        others = release_verdicts(releases_dir, run.workload) if releases_dir.is_dir() else {}
-        v = run.verdicts
-        for e in entries(run):
-            ex = e.example
-            keys = {FAILING: (ex.get("strategy"), ex.get("shape"), ex.get("mode"))}
-            if e.pair:
-                keys[WORKING] = (e.pair[0], e.pair[2], e.pair[1])
-            rows = []
-            for s, shape, mode in keys.values():
-                hit = v[(v.strategy == s) & (v["shape"] == shape) & (v["mode"] == mode)]
-                rows += [hit.iloc[0].to_dict()] if len(hit) else []
-            with tempfile.TemporaryDirectory() as tmp:
-                links = repro.write(run, rows, Path(tmp) / "repros")
-                scripts = {
-                    side: (Path(tmp) / links[k]).read_text(encoding="utf-8")
-                    for side, k in keys.items()
-                    if k in links
-                }
-                crash = Path(tmp) / links[keys[FAILING]] if keys[FAILING] in links else None
-                trace = traceback_of(run, e, crash, run_scripts)
-            path = out_dir / f"{e.slug}.md"
-            text = issue(run, e, scripts, trace, affected(e, others, version))
-            write_text_atomic(path, text)
-            written.append(path)
+    found = causes.of_runs(by_workload)
+    for rank, cause in enumerate(found, 1):
+        e = cause.witness
+        run = by_workload[e.workload]
+        body = entry_issue(run, e, others[e.workload], run_scripts)
+        path = out_dir / f"{rank:02d}-{cause.slug}.md"
+        write_text_atomic(path, causes.issue_head(cause, rank, len(found)) + body)
+        written.append(path)
     return written
 
 
@@ -565,7 +581,9 @@ def main(argv=None) -> int:
     from bench.report import load
 
     parser = argparse.ArgumentParser(prog="python -m bench.report.findings")
-    parser.add_argument("--export", required=True, metavar="DIR", help="write one .md per entry")
+    parser.add_argument(
+        "--export", required=True, metavar="DIR", help="write one .md per root cause"
+    )
     parser.add_argument(
         "--run", action="append", default=[], help="a run folder (default: every reference run)"
     )

@@ -11,7 +11,7 @@ from bench.core import paths
 from bench.core.schema import NETWORK_ONLY, SECOND_ONLY, THIRD_ONLY, Status
 from bench.measured import workloads
 from bench.measured.modes import MODES, label
-from bench.report import answer, costs, findings, fmt, readme, words
+from bench.report import answer, causes, costs, findings, fmt, readme, words
 from bench.report.load import RunData, load
 
 
@@ -258,6 +258,14 @@ def findings_page(runs: dict[str, RunData], repro_links: dict[str, dict]) -> str
         "process, attributed to the check it was in. `nox -s conformance` runs each committed "
         "script alone, once, and fails on a script that does not reproduce; each script names "
         "the run it was written from.",
+        "",
+        "## Root causes",
+        "",
+        "The entries below grouped by what triggers them (one construct, or the APIs the "
+        "failing strategies call) and how they go wrong, over every workload and mode, most "
+        "cells (strategy × shape × mode) first; each links to its entries.",
+        "",
+        *causes.table(causes.of_runs(runs)),
         "",
     ]
     for w, run in runs.items():

@@ -83,7 +83,7 @@ def test_the_first_screen_says_write_exceptions_avoid_and_cost_in_one_row_each()
         "`ops.s1` (raises) | +1 µs at N=8 (clip) |"
     )
     assert "`ops.Assign` (not decided); fails in 2 of 50 shapes" in rows[3]
-    assert "none correct in every shape; nearest `ops.assign_add`: 46 of 50 shapes" in rows[4]
+    assert "none correct in the common shapes; nearest `ops.assign_add`: 46 of 50 shapes" in rows[4]
     assert "`ops.s3` (raises), 2 more | – |" in rows[4]
     host = decisions.first_screen(
         [_d(write="host_ema", api="mindspore.Parameter.set_data", host=True)]

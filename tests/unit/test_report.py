@@ -507,16 +507,20 @@ def test_a_bytecode_error_entry_does_not_cite_the_graph_compile_message():
     assert "set_data` is not supported" not in e.documented
 
 
-def test_every_entry_exports_as_an_issue(run, tmp_path):
-    from bench.report import findings
+def test_every_root_cause_exports_as_an_issue(run, tmp_path):
+    from bench.report import causes, findings
 
     written = findings.export({"clip": run}, tmp_path, tmp_path / "none", run_scripts=False)
-    entries = findings.entries(run)
-    assert len(written) == len(entries) > 0
+    found = causes.of_runs({"clip": run})
+    assert len(written) == len(found) > 0 and len(found) <= len(findings.entries(run))
+    assert [p.name for p in written] == [f"{i:02d}-{c.slug}.md" for i, c in enumerate(found, 1)]
     env = run.environment
-    for path, e in zip(written, entries):
+    for path, cause in zip(written, found):
+        e = cause.witness
         text = path.read_text()
-        assert text.startswith("# [CPU] ")
+        assert text.startswith(f"<!-- root cause {found.index(cause) + 1} of {len(found)}: ")
+        assert f"- cells (strategy × shape × mode): {cause.cells}" in text
+        assert f"\n# [CPU] {e.title}" in text
         assert f"- Python: {env['python']}" in text and f"- MindSpore {env['mindspore']}" in text
         assert "## Documentation" in text and "## Reproduce" in text
         assert "## Releases affected\n\n- 2.10.0: the only release measured" in text

@@ -1,0 +1,200 @@
+"""Root causes: the findings' entries of every workload grouped by the MindSpore behaviour they
+show (issue 54), the way crash triage buckets crashes (ClusterFuzz, syzkaller).
+
+An entry (``findings.Entry``) is one divergence of one workload: a rule from minimal pairs (a
+construct: "write dropped whenever ``construct=base`` instead of ``construct=own``") or the cells
+of the strategies that fail the same way. A root cause is one *trigger* — the construct of a rule,
+else the API the failing strategies call — with one outcome (the kind of divergence, or the error
+with its numbers and names of this run taken out) at the same calls, over every workload, mode
+and strategy where it shows. Ordered by cells: how many of the suite's code shapes it affects.
+
+The evidence is the trigger as the gate's data name it (the dimension of a minimal pair, the API
+of a strategy file), not a title; repros are the entries' own, not yet minimized (the issue's
+shrink to 30 lines is not done).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from bench.measured.modes import MODE_NAMES, label
+from bench.report.findings import Entry, entries
+
+
+def _error(outcome: str) -> str:
+    """An error's class and message without what changes from run to run (numbers, paths,
+    addresses): ``raises: RuntimeError: The kernel InplaceIndexPut unregistered.``"""
+    text = re.sub(r"0x[0-9a-f]+", "…", outcome)
+    text = re.sub(r"(/[^\s:'\"]+)+", "…", text)
+    return re.sub(r"\d+(\.\d+)?", "N", text)
+
+
+def outcome_class(e: Entry) -> str:
+    """What goes wrong, run-independent: the kind of a silent divergence, else the error."""
+    return e.kind or _error(e.outcome.split(" (")[0])
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """What in the code makes MindSpore diverge: a construct (``dim``, the failing value, the
+    working one) or the APIs of the failing strategies."""
+
+    construct: tuple[str, str, str] | None = None
+    apis: tuple[str, ...] = ()
+
+    @property
+    def words(self) -> str:
+        if self.construct:
+            dim, bad, good = self.construct
+            return f"`{dim}={bad}` (works with `{dim}={good}`)"
+        return ", ".join(f"`{a.removeprefix('mindspore.')}`" for a in self.apis)
+
+
+@dataclass
+class Cause:
+    """One root cause and the entries it explains."""
+
+    trigger: Trigger
+    outcome: str  # outcome_class
+    calls: str
+    entries: list[Entry] = field(default_factory=list)
+
+    @property
+    def cells(self) -> int:
+        return sum(len(e.cells) for e in self.entries)
+
+    @property
+    def modes(self) -> list[str]:
+        found = {m for e in self.entries for m in e.modes}
+        return sorted(found, key=lambda m: (MODE_NAMES.index(m) if m in MODE_NAMES else 99, m))
+
+    @property
+    def workloads(self) -> list[str]:
+        return sorted({e.workload for e in self.entries})
+
+    @property
+    def strategies(self) -> list[str]:
+        return sorted({s for e in self.entries for s in e.strategies})
+
+    @property
+    def eager(self) -> bool:
+        return all(e.eager for e in self.entries)
+
+    @property
+    def title(self) -> str:
+        """``jit(capture_mode="bytecode"): `ops.assign` — write dropped at every call``."""
+        modes = ", ".join(label(m) for m in self.modes)
+        what = f"{self.outcome} {self.calls}".strip()
+        return f"{modes}: {self.trigger.words} — {what}"
+
+    @property
+    def slug(self) -> str:
+        text = f"{self.outcome}-{self.trigger.words}-{'-'.join(self.modes)}"
+        return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:80]
+
+    @property
+    def witness(self) -> Entry:
+        """The entry a maintainer reproduces first: the one with the most cells, then the
+        shortest failing shape (``Entry.example``), then by workload."""
+        return min(
+            self.entries,
+            key=lambda e: (-len(e.cells), len(str(e.example.get("shape", ""))), e.workload),
+        )
+
+
+def trigger_of(e: Entry, apis: dict[str, str]) -> Trigger:
+    """The construct of a rule, else the APIs of the entry's strategies (``apis``: strategy ->
+    the API its file names; the strategy's own name where it names none)."""
+    if e.rule:
+        dim, good, bad = e.rule
+        return Trigger(construct=(dim, bad, good))
+    return Trigger(apis=tuple(sorted({apis.get(s) or s for s in e.strategies})))
+
+
+def group(found: list[Entry], apis: dict[str, str]) -> list[Cause]:
+    """The root causes of ``found`` (every workload's entries), most cells first."""
+    causes: dict[tuple, Cause] = {}
+    for e in found:
+        trigger = trigger_of(e, apis)
+        key = (trigger, outcome_class(e), e.calls)
+        causes.setdefault(key, Cause(trigger, key[1], e.calls)).entries.append(e)
+    return sorted(causes.values(), key=lambda c: (-c.cells, c.title))
+
+
+def of_runs(runs: dict) -> list[Cause]:
+    """The root causes of every run's entries (``runs``: {workload: RunData})."""
+    found, apis = [], {}
+    for run in runs.values():
+        found += entries(run)
+        for s, facts in run.manifest.strategies.items():
+            apis.setdefault(s, facts.get("api", ""))
+    return group(found, apis)
+
+
+def lines(causes: list[Cause], shown: int = 8, link: str = "results/findings.md") -> list[str]:
+    """README's list: the ``shown`` causes that affect most shapes, one line each, then one line
+    for the rest."""
+    out = []
+    for c in causes[:shown]:
+        where = ", ".join(c.workloads)
+        eager = " (an eager-mode bug)" if c.eager else ""
+        out.append(
+            f"- [{c.title}]({link}#{c.witness.slug}){eager}: {c.cells} cells "
+            f"({len(c.strategies)} strategies; {where})"
+        )
+    rest = causes[shown:]
+    if rest:
+        out.append(
+            f"- and {len(rest)} more root causes of {sum(c.cells for c in rest)} cells: "
+            f"[the findings]({link})"
+        )
+    return out or ["- none"]
+
+
+def issue_head(cause: Cause, rank: int, of: int) -> str:
+    """What an exported issue says of its root cause before its witness entry's body."""
+    entries_ = "; ".join(f"{e.workload}: {e.title}" for e in cause.entries)
+    return "\n".join(
+        [
+            f"<!-- root cause {rank} of {of}: {cause.title} -->",
+            "",
+            f"**Root cause {rank} of {of}** (ordered by the code shapes affected): {cause.title}.",
+            "",
+            f"- cells (strategy × shape × mode): {cause.cells}",
+            f"- workloads: {', '.join(cause.workloads)}",
+            f"- modes: {', '.join(label(m) for m in cause.modes)}",
+            f"- strategies: {', '.join(f'`{s}`' for s in cause.strategies)}",
+            f"- entries of the findings page: {entries_}",
+            "",
+            "The witness below is the entry with the most cells; its repro is the entry's own "
+            "script (not minimized).",
+            "",
+            "",
+        ]
+    )
+
+
+def table(causes: list[Cause]) -> list[str]:
+    """findings.md's first section: every root cause with its count and its entries."""
+    rows = ["| root cause | cells | strategies | workloads | entries |", "|---|---|---|---|---|"]
+    for c in causes:
+        links = [f"[{e.workload}](#{e.slug})" for e in c.entries]
+        rows.append(
+            f"| {c.title} | {c.cells} | {len(c.strategies)} | {', '.join(c.workloads)} | "
+            f"{', '.join(links)} |"
+        )
+    return rows
+
+
+__all__ = [
+    "Cause",
+    "Trigger",
+    "group",
+    "issue_head",
+    "lines",
+    "of_runs",
+    "outcome_class",
+    "table",
+    "trigger_of",
+]

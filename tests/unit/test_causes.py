@@ -1,0 +1,84 @@
+"""Root causes (issue 54): entries of several workloads grouped by what triggers them, from
+hand-made entries (``bench.report.causes``): no run, no MindSpore."""
+
+from __future__ import annotations
+
+from bench.report import causes
+from bench.report.findings import Entry
+
+APIS = {"assign": "mindspore.ops.assign", "assign_op": "mindspore.ops.Assign", "own": ""}
+
+
+def entry(workload, outcome, strategies, modes, cells, rule=None, shape="inline"):
+    return Entry(workload, outcome, strategies, modes, {m: [shape] for m in modes}, rule,
+                 example={"shape": shape}, cells=cells)  # fmt: skip
+
+
+def cells(n, strategy="assign", mode="jit_bytecode"):
+    return [(strategy, f"shape{i}", mode) for i in range(n)]
+
+
+def test_one_api_failing_the_same_way_in_several_workloads_is_one_cause():
+    found = [
+        entry("clip", "incorrect: write dropped at every call", ["assign"], ["jit_bytecode"],
+              cells(12)),
+        entry("kvcache", "incorrect: write dropped at every call", ["assign"], ["jit_bytecode"],
+              cells(6)),
+        entry("brn", "incorrect: stale read at every call", ["assign"], ["jit_bytecode"], cells(3)),
+    ]  # fmt: skip
+    got = causes.group(found, APIS)
+    assert [(c.outcome, c.cells, c.workloads) for c in got] == [
+        ("write dropped", 18, ["clip", "kvcache"]),  # most cells first
+        ("stale read", 3, ["brn"]),  # another outcome: another cause
+    ]
+    want = 'jit(capture_mode="bytecode"): `ops.assign` — write dropped at every call'
+    assert got[0].title == want
+    assert got[0].witness.workload == "clip"  # the entry with the most cells
+
+
+def test_a_rule_groups_by_its_construct_whatever_the_strategies_and_workloads():
+    rule = ("construct", "own", "base")
+    found = [
+        entry("clip", "incorrect: write dropped at every call", ["assign", "assign_op"],
+              ["jit_bytecode"], cells(8), rule),
+        entry("brn", "incorrect: write dropped at every call", ["assign_op", "own"],
+              ["jit_bytecode"], cells(6), rule),
+        entry("brn", "incorrect: write dropped at every call", ["assign_op"], ["jit_bytecode"],
+              cells(2)),  # no rule: the API is the trigger
+    ]  # fmt: skip
+    got = causes.group(found, APIS)
+    assert len(got) == 2
+    assert got[0].trigger.construct == ("construct", "base", "own") and got[0].cells == 14
+    assert got[0].strategies == ["assign", "assign_op", "own"]
+    assert "`construct=base` (works with `construct=own`)" in got[0].title
+    assert got[1].trigger.apis == ("mindspore.ops.Assign",)
+
+
+def test_errors_group_without_what_changes_from_run_to_run():
+    a = entry(
+        "clip",
+        "raises: RuntimeError: kernel at 0x7f3a failed in /tmp/x/a.py line 12",
+        ["own"],
+        ["graph"],
+        cells(2, "own", "graph"),
+    )
+    b = entry("ema", "raises: RuntimeError: kernel at 0x9b10 failed in /home/u/b.py line 7",
+              ["own"], ["graph"], cells(1, "own", "graph"))  # fmt: skip
+    (only,) = causes.group([a, b], APIS)
+    assert only.cells == 3 and only.workloads == ["clip", "ema"]
+    assert "0x" not in only.outcome and "/tmp" not in only.outcome
+    assert causes.trigger_of(a, APIS).apis == ("own",)  # no API named: the strategy's name
+
+
+def test_the_readme_lines_list_the_largest_causes_then_count_the_rest():
+    found = [
+        entry(w, "incorrect: write dropped at every call", [s], ["graph"], cells(n, s, "graph"))
+        for w, s, n in (("clip", "assign", 5), ("brn", "assign_op", 9), ("ema", "own", 1))
+    ]
+    got = causes.group(found, APIS)
+    text = causes.lines(got, shown=2)
+    assert len(text) == 3 and text[0].startswith("- [GRAPH_MODE: `ops.Assign`")
+    assert text[0].endswith("9 cells (1 strategies; brn)")
+    assert text[2] == "- and 1 more root causes of 1 cells: [the findings](results/findings.md)"
+    assert causes.lines([]) == ["- none"]
+    assert len(causes.table(got)) == 2 + 3
