@@ -95,14 +95,37 @@ def command(text: str) -> str:
     return re.sub(r"(--[\w-]*dir[ =])(?:/|[A-Za-z]:[\\/])\S*", r"\1DIR", text)
 
 
+def argv(args) -> list[str]:
+    """A run's arguments as recorded: a folder given as an absolute path becomes ``DIR``, as in
+    ``command`` (``--results-dir /home/me/runs`` and ``--results-dir=/home/me/runs``)."""
+    out, folder_next = [], False
+    for arg in map(str, args):
+        absolute = arg.startswith("/") or bool(re.match(r"[A-Za-z]:[\\/]", arg))
+        said = arg
+        if folder_next and absolute:
+            said = "DIR"
+        elif re.match(r"--[\w-]*dir=", arg):
+            said = command(arg.replace("=", " ", 1)).replace(" ", "=", 1)
+        folder_next = bool(re.fullmatch(r"--[\w-]*dir", arg))
+        out.append(said)
+    return out
+
+
 SITE = re.compile(r"(?<![\w.])/[^\s\"']*?/site-packages/")
+# a run kept outside the repository (--results-dir): its files from its results folder on
+RUN_FILE = re.compile(
+    r"(?<![\w.])(?:/|[A-Za-z]:[\\/])[^\s\"']*?[\\/](raw[\\/]\d{8}T\d{6}Z-\w+[\\/])"
+)
 
 
 def stack_text(text: str, root=ROOT) -> str:
     """A Python stack (faulthandler's, a traceback) without the machine's absolute paths: the
-    repository's files relative to its root, installed packages under ``<site-packages>/``."""
+    repository's files relative to its root, a run's files (its variants) relative to its
+    results folder (``raw/<run-id>/…``) wherever that folder is, installed packages under
+    ``<site-packages>/``."""
     base = str(root).rstrip("/\\")
-    return SITE.sub("<site-packages>/", str(text).replace(base + "/", ""))
+    text = str(text).replace(base + "/", "")
+    return SITE.sub("<site-packages>/", RUN_FILE.sub(r"\1", text))
 
 
 def _old_roots(run_id: str, manifest: dict, texts) -> list[str]:
@@ -137,8 +160,9 @@ def _strings(value):
 
 
 def rewrite_run(run_dir: Path | str) -> list[Path]:
-    """Rewrite one run folder's timing JSON (``params`` reprs as dicts) and manifest (recorded
-    folders) with paths relative to the root the run was written from; returns what changed."""
+    """Rewrite one run folder's timing JSON (``params`` reprs as dicts), manifest (recorded
+    folders, the command's folders as ``DIR``) and gate verdicts (a crash's stack) with paths
+    relative to the root the run was written from; returns what changed."""
     run_dir = Path(run_dir)
     files = sorted((run_dir / "timing").glob("*.json"))
     data = {
@@ -146,16 +170,34 @@ def rewrite_run(run_dir: Path | str) -> list[Path]:
     }
     for path, d in data.items():
         for bench in d.get("benchmarks", []) if path.name != "manifest.json" else []:
-            params = bench.get("params") or {}
-            bench["params"] = {k: from_repr(v) if is_repr(v) else v for k, v in params.items()}
+            params = bench.get("params")
+            if isinstance(params, dict):  # a race member's None stays None
+                bench["params"] = {k: from_repr(v) if is_repr(v) else v for k, v in params.items()}
     manifest = data[run_dir / "manifest.json"]
     run_id = str(manifest.get("run_id") or run_dir.name)
     roots = _old_roots(run_id, manifest, (s for d in data.values() for s in _strings(d)))
+    for key in ("argv",):  # the command's folders (``argv``)
+        if isinstance(manifest.get(key), list):
+            manifest[key] = argv(manifest[key])
+    for call in manifest.get("invocations") or []:
+        if isinstance(call, dict) and isinstance(call.get("argv"), list):
+            call["argv"] = argv(call["argv"])
     changed = []
     for path, d in data.items():
         new = plain(d, roots)
         if json.dumps(new, indent=1, default=str) + "\n" != path.read_text(encoding="utf-8"):
             write_json_atomic(path, new)
+            changed.append(path)
+    for path in sorted((run_dir / "gate").glob("*.jsonl")):  # a crash's stack in a verdict
+        text = path.read_text(encoding="utf-8")
+        lines = [json.loads(x) for x in text.splitlines() if x.strip()]
+        for line in lines:
+            found = line.get("diagnostics")
+            if isinstance(found, dict) and isinstance(found.get("traceback"), str):
+                found["traceback"] = stack_text(found["traceback"], roots[0] if roots else ROOT)
+        new_text = "".join(json.dumps(x, default=str) + "\n" for x in lines)
+        if new_text != text:
+            path.write_text(new_text, encoding="utf-8")
             changed.append(path)
     return changed
 

@@ -47,9 +47,9 @@ def run(
     if not manifest.command:
         said = " ".join(["nox -s bench", *(["--", *argv] if argv else [])])
         manifest.command = portable.command(said)  # no absolute folder of this machine
-        manifest.argv = list(argv)
+        manifest.argv = portable.argv(argv)
     manifest.status, manifest.publish = RunStatus.RUNNING, publish
-    manifest.invocations.append({"argv": list(argv), "at": now()})
+    manifest.invocations.append({"argv": portable.argv(argv), "at": now()})
     ctx.save(manifest)
     try:
         ctx.generate()

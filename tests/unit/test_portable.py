@@ -122,3 +122,65 @@ def test_a_windows_path_under_the_root_is_recorded_relative_with_slashes():
     assert got == "results/clip/raw/run"
     assert portable.portable_path("/home/me/suite/results/x", "/home/me/suite/") == "results/x"
     assert portable.portable_path("D:\\elsewhere\\x", root) == "D:\\elsewhere\\x"  # not under it
+
+
+@pytest.mark.parametrize(
+    "args, want",
+    [
+        (
+            ["--results-dir", "/work/refs/ema", "--no-report"],
+            ["--results-dir", "DIR", "--no-report"],
+        ),
+        (["--plots-dir=/home/me/p"], ["--plots-dir=DIR"]),
+        (["--expected-dir", "C:\\runs\\e"], ["--expected-dir", "DIR"]),
+        (["--results-dir", "runs/mine"], ["--results-dir", "runs/mine"]),  # relative: kept
+        (["--strategies", "/x,/y"], ["--strategies", "/x,/y"]),  # not a folder option
+    ],
+)
+def test_a_runs_arguments_are_recorded_without_the_machines_folders(args, want):
+    assert portable.argv(args) == want
+
+
+def test_a_stack_names_a_runs_variant_from_its_results_folder_wherever_it_is():
+    stack = (
+        'File "/work/refs/kvcache/raw/20261206T091053Z-055f/variants/assign/full-helper.py", '
+        'line 3\n  File "/home/u/suite/bench/run/worker.py"'
+    )
+    got = portable.stack_text(stack, "/home/u/suite")
+    assert got == (
+        'File "raw/20261206T091053Z-055f/variants/assign/full-helper.py", line 3\n'
+        '  File "bench/run/worker.py"'
+    )
+
+
+def test_a_rewrite_takes_the_folders_out_of_the_command_and_of_a_crash_stack(tmp_path):
+    """Only the manifest's arguments and a verdict's stack change; the timings are untouched."""
+    run = tmp_path / "results" / "raw" / "20261206T100719Z-ce58"
+    (run / "gate").mkdir(parents=True)
+    (run / "timing").mkdir()
+    manifest = {
+        "run_id": run.name,
+        "plan": {"strategies_dir": "strategies"},
+        "argv": ["--results-dir", "/work/refs/kvcache"],
+        "invocations": [{"argv": ["--results-dir", "/work/refs/kvcache"], "at": "t"}],
+    }
+    (run / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    crash = {
+        "status": "crashed",
+        "diagnostics": {
+            "traceback": (
+                'File "/work/refs/kvcache/raw/20261206T091053Z-055f/variants/a/x.py", line ???'
+            )
+        },
+    }
+    timing = {"benchmarks": [{"params": None, "stats": {"data": [1.0]}}], "suite": {}}
+    (run / "gate" / "jit_bytecode.r0.reused.jsonl").write_text(json.dumps(crash) + "\n")
+    (run / "timing" / "graph-p0.json").write_text(json.dumps(timing, indent=1) + "\n")
+    changed = {p.name for p in portable.rewrite_run(run)}
+    assert changed == {"manifest.json", "jit_bytecode.r0.reused.jsonl"}
+    got = json.loads((run / "manifest.json").read_text())
+    assert got["argv"] == ["--results-dir", "DIR"]
+    assert got["invocations"][0]["argv"] == ["--results-dir", "DIR"]
+    line = json.loads((run / "gate" / "jit_bytecode.r0.reused.jsonl").read_text())
+    assert line["diagnostics"]["traceback"].startswith('File "raw/20261206T091053Z-055f/')
+    assert portable.rewrite_run(run) == []  # once rewritten, nothing left to do

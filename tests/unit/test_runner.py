@@ -221,4 +221,6 @@ def test_a_budget_that_lasts_times_everything(tmp_path):
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     budget = manifest["budget"]
     assert budget == {"races": 2, "untimed": 0, "short": 0, "processes": 2, "reached": False}
+    # the folders the command named are not recorded: no path of this machine in a run
+    assert "DIR" in manifest["argv"] and str(tmp_path) not in json.dumps(manifest)
     assert "--budget ended" not in done.stdout
