@@ -18,7 +18,7 @@ import re
 import sys
 from pathlib import Path, PurePath
 
-from bench.core.io import write_json_atomic
+from bench.core.io import write_json_atomic, write_text_atomic
 from bench.core.paths import ROOT
 
 PREFIX, SUFFIX = "UNSERIALIZABLE[", "]"
@@ -197,7 +197,7 @@ def rewrite_run(run_dir: Path | str) -> list[Path]:
                 found["traceback"] = stack_text(found["traceback"], roots[0] if roots else ROOT)
         new_text = "".join(json.dumps(x, default=str) + "\n" for x in lines)
         if new_text != text:
-            path.write_text(new_text, encoding="utf-8")
+            write_text_atomic(path, new_text)
             changed.append(path)
     return changed
 
