@@ -939,7 +939,22 @@ def script(
     reading = work.readings.get(meaning, "")
     state_module = f"{work.name}_state"
     state_imports = merge_imports([*found.import_lines(), *([NN] if network else [])])
-    names = [n for _, n in suite] + (["Network"] if network else [])
+    # only what the state module defines: a suite name the script does not use (``_used``
+    # dropped its block, e.g. the reload's helpers where no reload is judged) is not imported
+    defined = {
+        node.name
+        for block in state_blocks
+        for node in ast.parse(block).body
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef))
+    } | {
+        t.id
+        for block in state_blocks
+        for node in ast.parse(block).body
+        if isinstance(node, ast.Assign)
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    }
+    names = [n for _, n in suite if n in defined] + (["Network"] if network else [])
     if separate:
         state = [
             "# The suite's code the cell uses: a module of its own (its module matters to capture)",

@@ -122,7 +122,7 @@ class Network(nn.Cell):
 FOLDER = tempfile.TemporaryDirectory(prefix="repro-")
 pathlib.Path(FOLDER.name, "ema_state.py").write_text(STATE)
 sys.path.insert(0, FOLDER.name)
-from ema_state import Strategy, EMA, replaced, weights_at, shapes_for, Network  # noqa: E402
+from ema_state import Strategy, EMA, shapes_for, Network  # noqa: E402
 
 class Cell(Strategy):
     layout = "scalar"
