@@ -89,25 +89,22 @@ def from_repr(text: str) -> dict:
     return {k.arg: ast.literal_eval(k.value) for k in call.keywords}
 
 
+FOLDER_OPTION, ABSOLUTE = r"--[\w-]*dir", r"(?:/|[A-Za-z]:[\\/])"
+
+
 def command(text: str) -> str:
     """A run's command as recorded and printed: a folder given as an absolute path becomes
     ``DIR`` (no path of the machine that made the run)."""
-    return re.sub(r"(--[\w-]*dir[ =])(?:/|[A-Za-z]:[\\/])\S*", r"\1DIR", text)
+    return re.sub(rf"({FOLDER_OPTION}[ =]){ABSOLUTE}\S*", r"\1DIR", text)
 
 
 def argv(args) -> list[str]:
     """A run's arguments as recorded: a folder given as an absolute path becomes ``DIR``, as in
     ``command`` (``--results-dir /home/me/runs`` and ``--results-dir=/home/me/runs``)."""
-    out, folder_next = [], False
+    out = []
     for arg in map(str, args):
-        absolute = arg.startswith("/") or bool(re.match(r"[A-Za-z]:[\\/]", arg))
-        said = arg
-        if folder_next and absolute:
-            said = "DIR"
-        elif re.match(r"--[\w-]*dir=", arg):
-            said = command(arg.replace("=", " ", 1)).replace(" ", "=", 1)
-        folder_next = bool(re.fullmatch(r"--[\w-]*dir", arg))
-        out.append(said)
+        folder = bool(out) and re.fullmatch(FOLDER_OPTION, out[-1]) and re.match(ABSOLUTE, arg)
+        out.append("DIR" if folder else re.sub(rf"^({FOLDER_OPTION}=){ABSOLUTE}.*", r"\1DIR", arg))
     return out
 
 
@@ -176,9 +173,8 @@ def rewrite_run(run_dir: Path | str) -> list[Path]:
     manifest = data[run_dir / "manifest.json"]
     run_id = str(manifest.get("run_id") or run_dir.name)
     roots = _old_roots(run_id, manifest, (s for d in data.values() for s in _strings(d)))
-    for key in ("argv",):  # the command's folders (``argv``)
-        if isinstance(manifest.get(key), list):
-            manifest[key] = argv(manifest[key])
+    if isinstance(manifest.get("argv"), list):  # the command's folders
+        manifest["argv"] = argv(manifest["argv"])
     for call in manifest.get("invocations") or []:
         if isinstance(call, dict) and isinstance(call.get("argv"), list):
             call["argv"] = argv(call["argv"])
