@@ -30,7 +30,7 @@ from bench.core import procs
 from bench.core.exits import Exit
 from bench.core.io import write_text
 from bench.core.schema import Status
-from bench.measured.modes import GRAPH, JIT_AST, JIT_BYTECODE, MODES, PYNATIVE, label
+from bench.measured.modes import GRAPH, JIT_AST, JIT_BYTECODE, MODES, PYNATIVE
 
 DEFAULT_MODES = (GRAPH, JIT_AST, JIT_BYTECODE)
 ORACLE_ROUNDS = 4
@@ -297,8 +297,7 @@ def _check(args, start, out: Path, staging: Path) -> int:
             found.found.update(extra.found)
         except (OSError, TypeError):
             pass
-    mode_labels = {m: label(m) for m in MODES}
-    findings = known.parse_findings(known.FINDINGS.read_text(encoding="utf-8"), mode_labels)
+    findings = known.read_findings()
     state_kinds = instead.kinds_of(instead.written(ref["instances"][0], found.indexed))
     divergences, repro_jobs = [], []
     for v in verdicts:
@@ -324,7 +323,10 @@ def _check(args, start, out: Path, staging: Path) -> int:
             v.kinds,
             v.detail,
             [K.MEANINGS[k] for k in v.kinds],
-            [R.Quote(f.title, f.link, f.lines) for f in matched[:3]],
+            [
+                R.Quote(f.title, f.link, f.lines, f.cause, f.cause_title, f.repro)
+                for f in matched[:3]
+            ],
             "" if matched else known.NO_MATCH,
             relevant,
             write,

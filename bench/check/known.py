@@ -1,6 +1,6 @@
-"""What a divergence means: the constructs of the user's source (``ast``), the suite's findings
-(``results/findings.md``) and answer per mode (``results/summary.md``), read from the committed
-results, and the match between a divergence and them (pure, given the texts)."""
+"""What a divergence means: the constructs of the user's source (``ast``), the suite's root
+causes and their findings (``results/causes.json``, data the report writes beside
+``results/findings.md``), and the match between a divergence and them (pure, given the data)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from bench.measured.discovery import PRIVATE
 
 ROOT = Path(__file__).resolve().parents[2]
 FINDINGS = ROOT / "results" / "findings.md"
-SUMMARY = ROOT / "results" / "summary.md"
+CAUSES = ROOT / "results" / "causes.json"
 NO_MATCH = "no known finding matches: this may be a new MindSpore bug"
 
 # constructs a finding's minimal pair isolates -> its rule in findings.md
@@ -174,6 +174,8 @@ def constructs(source: str, params: set[str] = frozenset(), inherited: bool = Fa
 
 @dataclass
 class Finding:
+    """One entry of the findings (one workload's divergence) and the root cause it belongs to."""
+
     anchor: str
     title: str
     workload: str
@@ -181,33 +183,60 @@ class Finding:
     modes: list
     strategies: list
     rule: str = ""  # "read=view" (the failing value) or ""
-    lines: list = field(default_factory=list)  # the entry's bullets
+    lines: list = field(default_factory=list)  # what the entry says: its failing shapes per mode
+    cause: int = 0  # the rank of its root cause (1: the one that affects most code shapes)
+    cause_title: str = ""
+    repro: str = ""  # the script of its example (a path from the repository's root), or ""
 
     @property
     def link(self) -> str:
         return f"results/findings.md#{self.anchor}"
 
 
-def parse_findings(text: str, mode_labels: dict[str, str]) -> list[Finding]:
-    """The entries of findings.md (``mode_labels``: mode name -> its label in the text)."""
+def _outcome(entry: dict) -> str:
+    """An entry's outcome as a finding's title says it: ``stale read at the first call only``,
+    ``raises: RuntimeError: ...`` (the verdict's ``incorrect: `` taken off)."""
+    return entry["outcome"].removeprefix(Status.INCORRECT.value + ": ")
+
+
+def load_findings(records: list[dict], mode_labels: dict[str, str]) -> list[Finding]:
+    """The entries of every root cause (``records``: ``bench.report.causes.from_json``), each
+    knowing its cause; ``mode_labels`` words a mode in the entry's lines."""
     out = []
-    for block in re.split(r'<a id="', text)[1:]:
-        anchor, _, rest = block.partition('"></a>')
-        title_m = re.search(r"^## (.+)$", rest, re.M)
-        if not title_m:
-            continue
-        title = title_m.group(1).strip()
-        workload, _, what = title.partition(": ")
-        rule_m = re.search(r"whenever `([^`=]+)=([^`]+)` instead of", what)
-        outcome = what.split(" whenever ")[0] if rule_m else what.rsplit(": `", 1)[0]
-        bullets = [ln[2:] for ln in rest.splitlines() if ln.startswith("- ")]
-        first = bullets[0] if bullets else ""
-        modes = [m for m, label in mode_labels.items() if f"{label}:" in first]
-        strat_line = next((b for b in bullets if b.startswith("**strategies**")), "")
-        strategies = re.findall(r"`([^`]+)`", strat_line)
-        rule = f"{rule_m.group(1)}={rule_m.group(2)}" if rule_m else ""
-        out.append(Finding(anchor, title, workload, outcome, modes, strategies, rule, bullets))
+    for c in records:
+        for e in c["entries"]:
+            lines = [
+                f"{mode_labels.get(m, m)}: {len(shapes)} shape{'s' if len(shapes) != 1 else ''} "
+                f"({', '.join(f'`{x}`' for x in shapes[:6])}" + (", …)" if len(shapes) > 6 else ")")
+                for m, shapes in e["shapes"].items()
+            ]
+            lines.append(f"**strategies**: {', '.join(f'`{s}`' for s in e['strategies'])}")
+            if e["repro"]:
+                lines.append(f"**repro**: `python {e['repro']}`")
+            out.append(
+                Finding(
+                    anchor=e["anchor"],
+                    title=e["title"],
+                    workload=e["workload"],
+                    outcome=_outcome(e),
+                    modes=list(e["modes"]),
+                    strategies=list(e["strategies"]),
+                    rule=e["rule"],
+                    lines=lines,
+                    cause=int(c["rank"]),
+                    cause_title=c["title"],
+                    repro=e["repro"],
+                )
+            )
     return out
+
+
+def read_findings(path: Path = CAUSES) -> list[Finding]:
+    """The committed root causes' entries (``results/causes.json``)."""
+    from bench.measured.modes import MODES, label
+    from bench.report.causes import from_json
+
+    return load_findings(from_json(path.read_text(encoding="utf-8")), {m: label(m) for m in MODES})
 
 
 def _outcome_matches(finding_outcome: str, kind: str, message: str) -> bool:
@@ -236,7 +265,8 @@ def match(
     findings: list[Finding], mode: str, kind: str, message: str, found: Constructs, limit=3
 ) -> list[Finding]:
     """The findings that explain ``kind`` in ``mode`` given the user's constructs: a rule entry
-    when the user's code has the rule's construct, a strategy entry when it uses that write."""
+    when the user's code has the rule's construct, a strategy entry when it uses that write; one
+    entry per root cause (the best-matching), at most ``limit``."""
     scored = []
     for f in findings:
         # a view read stale at the first call has no earlier state to explain it: the check sees
@@ -277,51 +307,10 @@ def match(
             score = 1 + len(set(f.strategies) - common) / 100 if common else 2
         scored.append((score, f.workload not in ("brn", "clip"), f.anchor, f))
     scored.sort(key=lambda t: t[:3])
-    return [f for *_, f in scored[:limit]]
-
-
-@dataclass
-class Answer:
-    mode_label: str
-    write: str
-    cost: str
-
-
-SMALL = "**To replace a small Parameter every step**"  # the kind of state a layer's statistics are
-
-
-def parse_answers(text: str, kind: str = SMALL) -> dict[str, Answer]:
-    """The answers under '## The answer' of summary.md for one kind of state (default: replace a
-    small Parameter, what a layer's running statistics or bounds are): mode label -> the code to
-    write (its lines joined by '; ', comments left out) and what it adds. A bullet reads
-    ``- **MODE**: `strategy` (<workload>'s step: COST). ...`` followed by a fenced code block, or
-    ``- **MODE**: none — why.``"""
-    section = text.split("## The answer", 1)[-1].split("\n## ", 1)[0]
-    if kind not in section:
-        return {}
-    part = section.split(kind, 1)[1].split("\n**To ", 1)[0]
-    out: dict[str, Answer] = {}
-    lines = part.splitlines()
-    for i, line in enumerate(lines):
-        head = re.match(r"^- \*\*(?P<mode>.+?)\*\*: (?P<rest>.*)$", line)
-        if not head:
+    out, causes = [], set()
+    for *_, f in scored:  # one entry per root cause: the best-matching one (its workload's)
+        if f.cause and f.cause in causes:
             continue
-        mode, rest = head["mode"], head["rest"]
-        if rest.startswith("none"):
-            out[mode] = Answer(mode, rest, "–")
-            continue
-        cost = re.search(r"'s step: (.*?)\)\.", rest)
-        code, inside = [], False
-        for follow in lines[i + 1 :]:
-            if follow.strip().startswith("```"):
-                if inside:
-                    break
-                inside = True
-                continue
-            if follow.startswith("- **"):
-                break
-            if inside and follow.strip() and not follow.strip().startswith("#"):
-                code.append(follow.strip())
-        write = "`" + "; ".join(code) + "`" if code else rest.split(" (", 1)[0]
-        out[mode] = Answer(mode, write, cost.group(1) if cost else "–")
-    return out
+        causes.add(f.cause)
+        out.append(f)
+    return out[:limit]

@@ -12,16 +12,20 @@ from bench.check import kinds as K
 from bench.core.io import write_text
 from bench.measured.modes import label
 
-SCHEMA_VERSION = 2  # 2: a divergence's answers per kind of state (``answers``)
+SCHEMA_VERSION = 3  # 2: a divergence's answers per kind of state (``answers``); 3: root causes
 
 
 @dataclass
 class Quote:
-    """A matched finding: its title, link and bullets (quoted)."""
+    """A matched finding: its title, link and bullets (quoted), and its root cause (the rank in
+    ``results/causes.json``, its title and the script that reproduces its entry)."""
 
     title: str
     link: str
     lines: list = field(default_factory=list)
+    cause: int = 0
+    cause_title: str = ""
+    repro: str = ""
 
 
 @dataclass
@@ -126,6 +130,10 @@ def markdown(r: Report, out: Path) -> str:
             lines.append("")
             for q in d["findings"]:
                 lines.append(f"- [{q['title']}]({_rel(q['link'], out)})")
+                if q.get("cause"):
+                    lines.append(f"  - root cause {q['cause']}: {q['cause_title']}")
+                if q.get("repro"):
+                    lines.append(f"  - its repro: `python {q['repro']}`")
                 lines += [f"  > {ln}" for ln in q["lines"][:3]]
         else:
             lines.append(f"**What it means**: {d['no_match']}.")
@@ -160,6 +168,10 @@ def terminal(r: Report) -> str:
         rows.append(f"- {label(d['mode'])}: {d['detail'][:300]}")
         for q in d["findings"][:2]:
             rows.append(f"    known: {q['title']} ({q['link']})")
+            if q.get("cause"):
+                rows.append(f"      root cause {q['cause']}: {q['cause_title']}")
+            if q.get("repro"):
+                rows.append(f"      repro: python {q['repro']}")
         if not d["findings"]:
             rows.append(f"    {d['no_match']}")
         for q in d.get("answers", []):

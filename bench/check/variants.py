@@ -35,7 +35,6 @@ import csv
 import io
 import json
 import platform
-import re
 import shlex
 import subprocess
 import sys
@@ -71,29 +70,26 @@ OUTCOME_KIND = {Status.CRASHED.value: K.CRASHED, Status.TIMEOUT.value: K.HANGS}
 FIRST_CALL_STALE = "stale read at the first call only"
 
 
-def cases(workload: str) -> list[dict]:
-    """One case per findings entry of ``workload``: its observed variant and its pair."""
-    labels = {m: label(m) for m in MODES}
+def cases(workload: str, records: list[dict] | None = None) -> list[dict]:
+    """One case per findings entry of ``workload``: its observed variant and its pair, from the
+    root causes' data (``records``: default ``results/causes.json``)."""
+    if records is None:
+        from bench.report.causes import from_json
+
+        records = from_json(known.CAUSES.read_text(encoding="utf-8"))
     out = []
-    for f in known.parse_findings(known.FINDINGS.read_text(encoding="utf-8"), labels):
-        if f.workload != workload:
-            continue
-        text = "\n".join(f.lines)
-        seen = re.search(r"\*\*observed\*\* in `([^`]+)` `([^`]+)` (.+?): ", text)
-        if not seen:
-            continue
-        mode = next((m for m, lb in labels.items() if seen.group(3).startswith(lb)), None)
-        pair = re.search(
-            r"\*\*minimal pair\*\* \((.+?), `([^`]+)`\): `([^`]+)` works, `([^`]+)` does not", text
-        )
-        works = None
-        if pair:
-            pair_mode = next((m for m, lb in labels.items() if pair.group(1) == lb), None)
-            works = (pair.group(2), pair.group(3), pair_mode)
-        out.append(
-            {"anchor": f.anchor, "outcome": f.outcome, "strategy": seen.group(1),
-             "shape": seen.group(2), "mode": mode, "pair": works}
-        )  # fmt: skip
+    for c in records:
+        for e in c["entries"]:
+            ex = e["example"]
+            if e["workload"] != workload or not ex.get("strategy") or not ex.get("mode"):
+                continue
+            pair = e.get("pair")
+            works = (pair["strategy"], pair["works"], pair["mode"]) if pair else None
+            outcome = e["outcome"].removeprefix(Status.INCORRECT.value + ": ")
+            out.append(
+                {"anchor": e["anchor"], "outcome": outcome, "strategy": ex["strategy"],
+                 "shape": ex["shape"], "mode": ex["mode"], "pair": works}
+            )  # fmt: skip
     return out
 
 

@@ -15,6 +15,7 @@ shrink to 30 lines is not done).
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 
@@ -187,14 +188,97 @@ def table(causes: list[Cause]) -> list[str]:
     return rows
 
 
+SCHEMA_VERSION = 1  # results/causes.json
+CAUSES_FILE = "causes.json"
+
+
+def records(causes: list[Cause], repro_links: dict[str, dict] | None = None) -> list[dict]:
+    """Every root cause as data (``results/causes.json``: what the check tool matches a user's
+    divergence against): its rank, title, trigger, outcome, calls, modes, and its entries, each
+    with the rule or the strategies that show it, its failing shapes per mode and the repro of
+    its example (``repro_links``: {workload: {(strategy, shape, mode): path under results/W/}})."""
+    links = repro_links or {}
+    out = []
+    for rank, c in enumerate(causes, 1):
+        rows = []
+        for e in c.entries:
+            ex = e.example
+            key = (ex.get("strategy"), ex.get("shape"), ex.get("mode"))
+            path = links.get(e.workload, {}).get(key)
+            rows.append(
+                {
+                    "workload": e.workload,
+                    "anchor": e.slug,
+                    "title": f"{e.workload}: {e.title}",
+                    "outcome": e.outcome,
+                    "rule": f"{e.rule[0]}={e.rule[2]}" if e.rule else "",
+                    "strategies": list(e.strategies),
+                    "modes": list(e.modes),
+                    "shapes": {m: list(s) for m, s in e.shapes.items()},
+                    "example": {"strategy": key[0], "shape": key[1], "mode": key[2]},
+                    "pair": (  # the minimal pair: a shape one change away that works
+                        {"strategy": e.pair[0], "mode": e.pair[1], "works": e.pair[2]}
+                        if e.pair
+                        else None
+                    ),
+                    "repro": f"results/{e.workload}/{path}" if path else "",
+                    "cells": len(e.cells),
+                }
+            )
+        out.append(
+            {
+                "rank": rank,
+                "slug": c.slug,
+                "title": c.title,
+                "trigger": {
+                    "construct": list(c.trigger.construct) if c.trigger.construct else None,
+                    "apis": list(c.trigger.apis),
+                },
+                "outcome": c.outcome,
+                "calls": c.calls,
+                "modes": c.modes,
+                "workloads": c.workloads,
+                "strategies": c.strategies,
+                "cells": c.cells,
+                "eager": c.eager,
+                "witness": c.witness.slug,
+                "entries": rows,
+            }
+        )
+    return out
+
+
+def to_json(causes: list[Cause], runs: dict, repro_links: dict[str, dict] | None = None) -> str:
+    """``results/causes.json``: the root causes of the pinned runs, typed and versioned."""
+    data = {
+        "schema_version": SCHEMA_VERSION,
+        "runs": {w: r.manifest.run_id for w, r in runs.items()},
+        "mindspore": sorted({str(r.environment.get("mindspore", "?")) for r in runs.values()}),
+        "causes": records(causes, repro_links),
+    }
+    return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+
+
+def from_json(text: str) -> list[dict]:
+    """The causes of a ``causes.json`` (its records); ValueError on a schema it cannot read."""
+    data = json.loads(text)
+    if data.get("schema_version") != SCHEMA_VERSION:
+        raise ValueError(f"causes schema_version {data.get('schema_version')!r}")
+    return list(data["causes"])
+
+
 __all__ = [
+    "CAUSES_FILE",
     "Cause",
     "Trigger",
+    "from_json",
     "group",
     "issue_head",
     "lines",
     "of_runs",
     "outcome_class",
+    "records",
     "table",
+    "to_json",
     "trigger_of",
 ]

@@ -34,6 +34,7 @@ from bench.measured import workloads
 from bench.measured.modes import MODES
 from bench.report import (
     answer,
+    causes,
     instances,
     load,
     overview,
@@ -193,6 +194,10 @@ def write_overview(
             )
         }
     write_text_atomic(results / "findings.md", overview.findings_page(runs, repro_links))
+    write_text_atomic(  # what the check tool names a user's divergence after
+        results / causes.CAUSES_FILE,
+        causes.to_json(causes.of_runs(runs), runs, repro_links),
+    )
     write_text_atomic(results / "instances.md", instances.render(runs))
     if stands:
         write_text_atomic(results / provenance.PAGES, provenance.pages_json(stands))

@@ -19,6 +19,7 @@ import pytest
 
 from bench.check import answers as instead
 from bench.check import bad_inputs, diff, runs, shrink
+from bench.check import report as R
 from bench.check.cli import main
 from bench.core import procs
 from bench.core.paths import ROOT
@@ -43,9 +44,12 @@ def committed(name):
 def test_committed_example_reports():
     got, data = committed("brn_pynative")
     assert {m: got[m] for m in COMPILED} == {m: ("diverges", ["raises"]) for m in COMPILED}
-    assert data["exit_code"] == 1 and data["schema_version"] == 2
+    assert data["exit_code"] == 1 and data["schema_version"] == R.SCHEMA_VERSION
     anchors = {q["link"].split("#")[1] for d in data["divergences"] for q in d["findings"]}
     assert {"brn-raises-set-data-graph-jit-ast", "brn-raises-set-data-jit-bytecode"} <= anchors
+    # each names its root cause and the committed script that reproduces its entry
+    quoted = [q for d in data["divergences"] for q in d["findings"]]
+    assert all(q["cause"] and q["cause_title"] and (ROOT / q["repro"]).is_file() for q in quoted)
     for name in ("brn_graph", "two_layers"):
         got, data = committed(name)
         assert {m: got[m] for m in COMPILED} == {m: ("agrees", []) for m in COMPILED}, name

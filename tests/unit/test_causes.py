@@ -82,3 +82,46 @@ def test_the_readme_lines_list_the_largest_causes_then_count_the_rest():
     assert text[2] == "- and 1 more root causes of 1 cells: [the findings](results/findings.md)"
     assert causes.lines([]) == ["- none"]
     assert len(causes.table(got)) == 2 + 3
+
+
+def test_the_causes_file_carries_what_the_check_matches_and_reads_back():
+    """results/causes.json: per cause its rank and title, per entry its rule or strategies, modes,
+    failing shapes and the repro of its example; the check's findings read back from it."""
+    import json
+    from types import SimpleNamespace
+
+    import pytest
+
+    from bench.check import known
+
+    rule = ("construct", "own", "base")
+    found = [
+        entry("brn", "incorrect: write dropped at every call", ["assign_op"], ["jit_bytecode"],
+              cells(6), rule),
+        entry("clip", "incorrect: write dropped at every call", ["assign"], ["jit_bytecode"],
+              cells(2)),
+    ]  # fmt: skip
+    found[0].example.update(strategy="assign_op", mode="jit_bytecode")
+    found[0].pair = ("assign_op", "jit_bytecode", "own", "base")
+    run = SimpleNamespace(
+        manifest=SimpleNamespace(run_id="R1"), environment={"mindspore": "2.10.0"}
+    )
+    links = {"brn": {("assign_op", "inline", "jit_bytecode"): "repros/x.py"}}
+    text = causes.to_json(causes.group(found, APIS), {"brn": run}, links)
+    data = json.loads(text)
+    assert data["schema_version"] == causes.SCHEMA_VERSION and data["runs"] == {"brn": "R1"}
+    first, second = causes.from_json(text)
+    assert (first["rank"], first["cells"], second["rank"]) == (1, 6, 2)
+    assert first["trigger"] == {"construct": ["construct", "base", "own"], "apis": []}
+    (e,) = first["entries"]
+    assert (e["rule"], e["repro"], e["shapes"]) == (
+        "construct=base", "results/brn/repros/x.py", {"jit_bytecode": ["inline"]})  # fmt: skip
+    assert e["pair"] == {"strategy": "assign_op", "mode": "jit_bytecode", "works": "own"}
+    assert second["entries"][0]["repro"] == ""  # no committed script: none named
+    got = known.load_findings(causes.from_json(text), {"jit_bytecode": "bytecode"})
+    assert [(f.cause, f.rule, f.outcome) for f in got] == [
+        (1, "construct=base", "write dropped at every call"),
+        (2, "", "write dropped at every call"),
+    ]
+    with pytest.raises(ValueError, match="schema_version"):
+        causes.from_json(json.dumps({**data, "schema_version": 99}))

@@ -13,80 +13,41 @@ from bench.check import known
 LABELS = {"graph": "GRAPH_MODE", "jit_ast": 'jit(capture_mode="ast")',
           "jit_bytecode": 'jit(capture_mode="bytecode")'}  # fmt: skip
 
-FINDINGS = """# Findings
 
-<a id="clip-stale-read-read-copy-view-graph-jit-ast"></a>
+def _entry(anchor, outcome, modes, strategies, rule="", shapes=None):
+    workload = anchor.split("-")[0]
+    return {
+        "workload": workload, "anchor": anchor, "title": f"{workload}: {outcome}",
+        "outcome": outcome, "rule": rule, "strategies": strategies, "modes": modes,
+        "shapes": shapes or {m: ["inline"] for m in modes},
+        "example": {"strategy": strategies[0], "shape": "inline", "mode": modes[0]},
+        "pair": None, "repro": f"results/{workload}/repros/{anchor}.py", "cells": 1,
+    }  # fmt: skip
 
-## clip: stale read whenever `read=view` instead of `read=copy`
 
-- **MindSpore 2.10.0**, workload `clip`, GRAPH_MODE: 9 shapes (`*-view-before-*`); jit(capture_mode="ast"): 9 shapes
-- **strategies**: `index_add`, `slice_index`
-
-<a id="clip-raises-set-data-graph-jit-ast"></a>
-
-## clip: raises: RuntimeError: Failed to compile in GRAPH_MODE because the 'Parameter': `set_data`
-
-- **MindSpore 2.10.0**, workload `clip`, GRAPH_MODE: 31 shapes (`*`); jit(capture_mode="ast"): 31 shapes (`*`)
-- **strategies**: `set_data`
-
-<a id="ema-write-dropped-assign-jit-bytecode"></a>
-
-## ema: write dropped: `assign`
-
-- **MindSpore 2.10.0**, workload `ema`, jit(capture_mode="bytecode"): 8 shapes
-- **strategies**: `assign`
-
-<a id="brn-write-dropped-assign-jit-bytecode"></a>
-
-## brn: write dropped: `assign`
-
-- **MindSpore 2.10.0**, workload `brn`, jit(capture_mode="bytecode"): 2 shapes
-- **strategies**: `assign`
-
-<a id="brn-write-dropped-construct-own-base-jit-bytecode"></a>
-
-## brn: write dropped whenever `construct=base` instead of `construct=own`
-
-- **MindSpore 2.10.0**, workload `brn`, jit(capture_mode="bytecode"): 1 shape
-- **strategies**: `assign_add`, `assign_primitive`
-
-<a id="ema-differs-between-processes-write-helper-depend-jit-bytecode"></a>
-
-## ema: differs between processes whenever `write=depend` instead of `write=helper`
-
-- **MindSpore 2.10.0**, workload `ema`, jit(capture_mode="bytecode"): 1 shape (`depend`)
-- **strategies**: `assign_add`, `assign_primitive`
-"""  # noqa: E501
-
-SUMMARY = """# x
-
-## The answer
-
-Per kind of state, the simplest candidate.
-
-**To replace a small Parameter every step** (holds in every code shape of the clip and brn):
-
-- **GRAPH_MODE**: `assign_primitive` (brn's step: +19.1 µs a step (+5 %) at N=1). *Not decided.*
-
-  ```python
-  from mindspore import ops
-
-  # in __init__, after super().__init__():
-  self.assign_op = ops.Assign()
-
-  # in construct, once the new value is computed:
-  self.assign_op(self.r_max, new_r_max)
-  ```
-
-- **jit(capture_mode="bytecode")**: none — no API documented for the CPU is correct in every shape.
-
-**To write rows into a large buffer** (holds in every code shape of a KV cache):
-
-- **GRAPH_MODE**: `index_add` (kvcache's step: +21.9 µs a step (+9 %) at T=128).
-
-## Correctness
-| mode | works |
-"""
+# root causes as results/causes.json holds them (bench.report.causes.records), made by hand
+CAUSES = [
+    {"rank": 1, "title": "GRAPH_MODE: `read=view` — stale read", "entries": [
+        _entry("clip-stale-read-read-copy-view-graph-jit-ast", "incorrect: stale read",
+               ["graph", "jit_ast"], ["index_add", "slice_index"], "read=view",
+               {"graph": ["helper-view-before-expr"], "jit_ast": ["inline-view-before-arg"]})]},
+    {"rank": 2, "title": "GRAPH_MODE: `Parameter.set_data` — raises", "entries": [
+        _entry("clip-raises-set-data-graph-jit-ast",
+               "raises: RuntimeError: Failed to compile in GRAPH_MODE because the 'Parameter'",
+               ["graph", "jit_ast"], ["set_data"])]},
+    {"rank": 3, "title": "bytecode: `ops.assign` — write dropped", "entries": [
+        _entry("ema-write-dropped-assign-jit-bytecode", "incorrect: write dropped",
+               ["jit_bytecode"], ["assign"]),
+        _entry("brn-write-dropped-assign-jit-bytecode", "incorrect: write dropped",
+               ["jit_bytecode"], ["assign"])]},
+    {"rank": 4, "title": "bytecode: `construct=base` — write dropped", "entries": [
+        _entry("brn-write-dropped-construct-own-base-jit-bytecode", "incorrect: write dropped",
+               ["jit_bytecode"], ["assign_add", "assign_primitive"], "construct=base")]},
+    {"rank": 5, "title": "bytecode: `write=depend` — differs between processes", "entries": [
+        _entry("ema-differs-between-processes-write-helper-depend-jit-bytecode",
+               "incorrect: differs between processes", ["jit_bytecode"],
+               ["assign_add", "assign_primitive"], "write=depend")]},
+]  # fmt: skip
 
 
 def src(text):
@@ -171,14 +132,18 @@ def test_a_view_read_after_the_write_is_not_the_stale_read_construct():
     assert known.VIEW_READ not in known.constructs(source, {"limit"}).found
 
 
-def test_findings_are_parsed_with_modes_rules_and_strategies():
-    found = known.parse_findings(FINDINGS, LABELS)
+def test_findings_are_read_from_the_root_causes_with_their_cause_and_repro():
+    found = known.load_findings(CAUSES, LABELS)
     first = found[0]
     assert first.anchor == "clip-stale-read-read-copy-view-graph-jit-ast"
     assert (first.workload, first.outcome, first.rule) == ("clip", "stale read", "read=view")
     assert first.modes == ["graph", "jit_ast"] and first.strategies == ["index_add", "slice_index"]
+    assert first.lines[0] == "GRAPH_MODE: 1 shape (`helper-view-before-expr`)"
     assert found[1].outcome.startswith("raises: RuntimeError")
     assert found[1].link == "results/findings.md#clip-raises-set-data-graph-jit-ast"
+    assert [f.cause for f in found] == [1, 2, 3, 3, 4, 5]
+    assert found[2].cause_title == "bytecode: `ops.assign` — write dropped"
+    assert found[3].repro == "results/brn/repros/brn-write-dropped-assign-jit-bytecode.py"
 
 
 @pytest.mark.parametrize(
@@ -198,9 +163,10 @@ def test_findings_are_parsed_with_modes_rules_and_strategies():
         ("graph", K.RAISES, "RuntimeError: Failed", {}, {"set_data"},
          ["clip-raises-set-data-graph-jit-ast"]),
         ("graph", K.RAISES, "TypeError: x", {}, {"set_data"}, []),
-        # a dropped assign under bytecode: brn and clip before other workloads
+        # a dropped assign under bytecode: one entry of its root cause, brn's before other
+        # workloads' (the ema entry of the same cause is not repeated)
         ("jit_bytecode", K.WRITE_DROPPED, "", {}, {"assign"},
-         ["brn-write-dropped-assign-jit-bytecode", "ema-write-dropped-assign-jit-bytecode"]),
+         ["brn-write-dropped-assign-jit-bytecode"]),
         # an inherited construct: the rule entry first
         ("jit_bytecode", K.WRITE_DROPPED, "", {known.INHERITED: "x"}, {"assign_primitive"},
          ["brn-write-dropped-construct-own-base-jit-bytecode"]),
@@ -214,33 +180,20 @@ def test_findings_are_parsed_with_modes_rules_and_strategies():
 )  # fmt: skip
 def test_match(mode, kind, message, source_constructs, writes, anchors):
     found = known.Constructs(writes=writes, found=source_constructs)
-    got = known.match(known.parse_findings(FINDINGS, LABELS), mode, kind, message, found)
+    got = known.match(known.load_findings(CAUSES, LABELS), mode, kind, message, found)
     assert [f.anchor for f in got] == anchors
-
-
-def test_answers_are_read_from_the_summary_table():
-    answers = known.parse_answers(SUMMARY)
-    assert set(answers) == {"GRAPH_MODE", 'jit(capture_mode="bytecode")'}
-    assert answers["GRAPH_MODE"].write == (
-        "`from mindspore import ops; self.assign_op = ops.Assign(); "
-        "self.assign_op(self.r_max, new_r_max)`"
-    )
-    assert answers["GRAPH_MODE"].cost == "+19.1 µs a step (+5 %) at N=1"
-    assert answers['jit(capture_mode="bytecode")'].write.startswith("none — no API")
-    rows = known.parse_answers(SUMMARY, "**To write rows into a large buffer**")
-    assert rows["GRAPH_MODE"].write == "`index_add`" and rows["GRAPH_MODE"].cost.startswith("+21.9")
 
 
 def test_the_committed_results_parse():
     """The real findings page and summary: every entry has modes, the answer has every mode."""
-    from bench.measured.modes import MODES, label
 
     # every mode's label: an entry can be of an eager mode only (a write PYNATIVE drops)
-    found = known.parse_findings(known.FINDINGS.read_text(), {m: label(m) for m in MODES})
+    found = known.read_findings()
     assert len(found) >= 10 and all(f.modes for f in found)
-    assert {"GRAPH_MODE", 'jit(capture_mode="ast")'} <= set(
-        known.parse_answers(known.SUMMARY.read_text())
-    )
+    assert all(f.cause and f.cause_title for f in found)
+    for f in found:  # every named repro is committed; every anchor is an entry of the page
+        assert not f.repro or (known.ROOT / f.repro).is_file(), f.repro
+        assert f'<a id="{f.anchor}"></a>' in known.FINDINGS.read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize(

@@ -211,7 +211,8 @@ def report(divergences):
 def test_markdown_quotes_the_finding_and_the_answer(tmp_path):
     d = R.Divergence(
         "graph", ["stale read"], "stale read at step 2", ["m"],
-        [R.Quote("clip: stale read", "results/findings.md#a", ["line one", "line two"])],
+        [R.Quote("clip: stale read", "results/findings.md#a", ["line one", "line two"], 3,
+                 "GRAPH_MODE: `read=view` — stale read", "results/clip/repros/a.py")],
         constructs={"view read before an in-place write": "line 4"},
         write_instead="x", repro="repro_graph.py",
         answers=[{"kind": "small", "kind_words": "replace a small Parameter every step",
@@ -226,6 +227,9 @@ def test_markdown_quotes_the_finding_and_the_answer(tmp_path):
     assert "| GRAPH_MODE | diverges | stale read | 1500 ms / 2.0 ms | d\\|x |" in md
     assert "## GRAPH_MODE: stale read" in md
     assert "> line one" in md
+    assert "  - root cause 3: GRAPH_MODE: `read=view` — stale read\n" in md
+    assert "  - its repro: `python results/clip/repros/a.py`" in md
+    assert "      root cause 3: GRAPH_MODE: `read=view` — stale read" in R.terminal(r)
     assert (
         "**What to write** in GRAPH_MODE for `p`: the suite's answer **to replace a small "
         "Parameter every step** (`p`: 1 element (fewer than 4096 elements)): `assign` (+1 µs)."
