@@ -123,3 +123,47 @@ def test_a_run_that_leaves_a_comparison_open_does_not_contradict_one_that_decide
     b = pd.Series(["undetermined", "undetermined", "slower", "equivalent", "slower", "slower"])
     assert compare.contradicts(a, b).tolist() == [False, False, False, False, True, False]
     assert compare.contradicts(b, a).tolist() == compare.contradicts(a, b).tolist()
+
+
+def _z_table(zs_by_cell: dict, mode: str = "graph"):
+    import pandas as pd
+
+    rows = [{"strategy": s, "shape": "inline", "mode": mode, "size": i, "z": z}
+            for s, zs in zs_by_cell.items() for i, z in enumerate(zs)]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize(
+    "zs_by_cell, share, holds",
+    [
+        # none beyond over 60 cells: within 7 %; two thirds beyond: not; 1 of 6 over 3 cells:
+        # the interval straddles 7 %
+        ({f"s{i}": [0.1, -0.5, 1.0] for i in range(60)}, 0.0, "yes"),
+        ({f"s{i}": [3.0, -2.5, 0.1] for i in range(60)}, 2 / 3, "no"),
+        ({"a": [3.0, 0.0], "b": [0.0, 0.0], "c": [0.1, 0.2]}, 1 / 6, "undetermined"),
+    ],
+)
+def test_between_run_calibration_counts_beyond_196_combined_se(zs_by_cell, share, holds):
+    (mode, n, got, low, high, said), (all_mode, *_rest) = compare.calibration(_z_table(zs_by_cell))
+    assert (mode, all_mode) == ("graph", "all")
+    assert n == sum(len(v) for v in zs_by_cell.values())
+    assert got == pytest.approx(share) and said == holds
+    assert low <= got <= high
+
+
+def test_the_calibration_interval_resamples_whole_cells():
+    """One cell's sizes move together (their noise is shared): resampling cells, not rows,
+    widens the interval when the misses sit in one cell."""
+    import numpy as np
+
+    table = _z_table({"hot": [3.0] * 10, **{f"s{i}": [0.0] for i in range(10)}})
+    low, high = compare.cluster_interval(table)
+    assert low == 0.0 and high > 0.5  # the hot cell drawn or not decides it
+    assert np.isnan(compare.beyond([])) and compare.beyond([2.0, -2.0, 1.0, np.nan]) == 2 / 3
+
+
+def test_the_command_prints_the_calibration(runs, capsys):
+    root, a, b = runs
+    compare.main([a.name, b.name, "--results-dir", str(root)])
+    out = capsys.readouterr().out
+    assert "## Between-run calibration" in out and "| all modes |" in out
