@@ -149,6 +149,14 @@ def findings(session: nox.Session) -> None:
 
 
 @nox.session
+def reduce(session: nox.Session) -> None:
+    """One short program per root cause, kept where it reproduces alone, run on each release:
+    `nox -s reduce -- [--only RANK...] [--python VERSION=PATH]...` (results/causes/)."""
+    _install(session, "measure", "report")
+    session.run("python", "-m", "bench.report.reduce", *session.posargs)
+
+
+@nox.session
 def check(session: nox.Session) -> None:
     """Check your own Cell in every mode against eager: `nox -s check -- PATH.py:CellName`."""
     _install(session, "measure", "report")

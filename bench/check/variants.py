@@ -84,7 +84,7 @@ def cases(workload: str, records: list[dict] | None = None) -> list[dict]:
             if e["workload"] != workload or not ex.get("strategy") or not ex.get("mode"):
                 continue
             pair = e.get("pair")
-            works = (pair["strategy"], pair["works"], pair["mode"]) if pair else None
+            works = (pair["strategy"], pair["working_shape"], pair["mode"]) if pair else None
             outcome = e["outcome"].removeprefix(Status.INCORRECT.value + ": ")
             out.append(
                 {"anchor": e["anchor"], "outcome": outcome, "strategy": ex["strategy"],

@@ -89,10 +89,13 @@ class Cause:
         what = f"{self.outcome} {self.calls}".strip()
         return f"{modes}: {self.trigger.words} — {what}"
 
+    n: int = 1  # the n-th cause with the same slug text (``group`` numbers them)
+
     @property
     def slug(self) -> str:
-        text = f"{self.outcome}-{self.trigger.words}-{'-'.join(self.modes)}"
-        return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:80]
+        text = f"{self.outcome}-{self.calls}-{self.trigger.words}-{'-'.join(self.modes)}"
+        slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:80].rstrip("-")
+        return slug if self.n == 1 else f"{slug}-{self.n}"
 
     @property
     def witness(self) -> Entry:
@@ -120,7 +123,12 @@ def group(found: list[Entry], apis: dict[str, str]) -> list[Cause]:
         trigger = trigger_of(e, apis)
         key = (trigger, outcome_class(e), e.calls)
         causes.setdefault(key, Cause(trigger, key[1], e.calls)).entries.append(e)
-    return sorted(causes.values(), key=lambda c: (-c.cells, c.title))
+    out = sorted(causes.values(), key=lambda c: (-c.cells, c.title))
+    seen: dict[str, int] = {}
+    for c in out:  # slugs are cut at 80 characters: number the ones that meet
+        seen[c.slug] = seen.get(c.slug, 0) + 1
+        c.n = seen[c.slug]
+    return out
 
 
 def of_runs(runs: dict) -> list[Cause]:
@@ -133,16 +141,55 @@ def of_runs(runs: dict) -> list[Cause]:
     return group(found, apis)
 
 
-def lines(causes: list[Cause], shown: int = 8, link: str = "results/findings.md") -> list[str]:
+REDUCED = "causes/reduced.json"  # under results/: bench.report.reduce's record
+
+
+def reduced(results=None) -> dict[str, dict]:
+    """{slug: the cause's short program as ``bench.report.reduce`` recorded it} (``script``,
+    ``lines``, ``releases``, ``why_not``), {} when it has not run. A program is used only for the
+    cause of the same slug (a cause that changed is not shown another's program)."""
+    from bench.core import paths
+
+    path = (results or paths.RESULTS_DIR) / REDUCED
+    if not path.is_file():
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {r["slug"]: r for r in data.get("reduced", [])}
+
+
+def repro_words(r: dict | None, prefix: str = "") -> str:
+    """``[28 lines](causes/01-….py), reproduces on 2.7.2, 2.8.0, 2.9.0, 2.10.0``; "" when the
+    cause has no short program."""
+    if not r or not r.get("script"):
+        return ""
+    on = [v for v, got in r["releases"].items() if got["result"] == "reproduces"]
+    off = [v for v, got in r["releases"].items() if got["result"] != "reproduces"]
+    path = prefix + r["script"].removeprefix("results/")
+    said = f"[{r['lines']} lines]({path})"
+    if on:
+        said += f", reproduces on {', '.join(sorted(on, key=_version))}"
+    if off:
+        said += f"; not on {', '.join(sorted(off, key=_version))}"
+    return said
+
+
+def _version(v: str) -> tuple:
+    return tuple(int(x) if x.isdigit() else 0 for x in v.split("."))
+
+
+def lines(
+    causes: list[Cause], shown: int = 8, link: str = "results/findings.md", short=None
+) -> list[str]:
     """README's list: the ``shown`` causes that affect most shapes, one line each, then one line
     for the rest."""
     out = []
     for c in causes[:shown]:
         where = ", ".join(c.workloads)
         eager = " (an eager-mode bug)" if c.eager else ""
+        repro = repro_words((short or {}).get(c.slug), "results/")
         out.append(
             f"- [{c.title}]({link}#{c.witness.slug}){eager}: {c.cells} cells "
-            f"({len(c.strategies)} strategies; {where})"
+            f"({len(c.strategies)} strategies; {where})" + (f"; repro: {repro}" if repro else "")
         )
     rest = causes[shown:]
     if rest:
@@ -153,9 +200,27 @@ def lines(causes: list[Cause], shown: int = 8, link: str = "results/findings.md"
     return out or ["- none"]
 
 
-def issue_head(cause: Cause, rank: int, of: int) -> str:
-    """What an exported issue says of its root cause before its witness entry's body."""
+def issue_head(cause: Cause, rank: int, of: int, short: dict | None = None) -> str:
+    """What an exported issue says of its root cause before its witness entry's body: its
+    short program inline, with where it reproduces (``short``: its ``reduced()`` record)."""
     entries_ = "; ".join(f"{e.workload}: {e.title}" for e in cause.entries)
+    program = []
+    if short and short.get("script"):
+        from bench.core import paths
+
+        text = (paths.ROOT / short["script"]).read_text(encoding="utf-8")
+        runs = "; ".join(f"{v}: {got['result']}" for v, got in short["releases"].items())
+        program = [
+            f"**Short repro** ({short['lines']} lines, imports only `mindspore` and `numpy`; "
+            f"exits 0 when it reproduces; alone in a fresh process: {runs}):",
+            "",
+            "```python",
+            *text.rstrip("\n").split("\n"),
+            "```",
+            "",
+        ]
+    elif short and short.get("why_not"):
+        program = [f"No short repro: {short['why_not'][:300]}", ""]
     return "\n".join(
         [
             f"<!-- root cause {rank} of {of}: {cause.title} -->",
@@ -168,22 +233,28 @@ def issue_head(cause: Cause, rank: int, of: int) -> str:
             f"- strategies: {', '.join(f'`{s}`' for s in cause.strategies)}",
             f"- entries of the findings page: {entries_}",
             "",
-            "The witness below is the entry with the most cells; its repro is the entry's own "
-            "script (not minimized).",
+            *program,
+            "The witness below is the entry with the most cells, with its own script (the "
+            "workload's whole cell, as the gate ran it).",
             "",
             "",
         ]
     )
 
 
-def table(causes: list[Cause]) -> list[str]:
-    """findings.md's first section: every root cause with its count and its entries."""
-    rows = ["| root cause | cells | strategies | workloads | entries |", "|---|---|---|---|---|"]
-    for c in causes:
+def table(causes: list[Cause], short=None) -> list[str]:
+    """findings.md's first section: every root cause with its count, its entries and its short
+    program (``short``: ``reduced()``; else the entries' own scripts)."""
+    rows = [
+        "| # | root cause | cells | strategies | workloads | entries | short repro |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for rank, c in enumerate(causes, 1):
         links = [f"[{e.workload}](#{e.slug})" for e in c.entries]
+        repro = repro_words((short or {}).get(c.slug)) or "the entries' scripts"
         rows.append(
-            f"| {c.title} | {c.cells} | {len(c.strategies)} | {', '.join(c.workloads)} | "
-            f"{', '.join(links)} |"
+            f"| {rank} | {c.title} | {c.cells} | {len(c.strategies)} | {', '.join(c.workloads)} "
+            f"| {', '.join(links)} | {repro} |"
         )
     return rows
 
@@ -217,7 +288,7 @@ def records(causes: list[Cause], repro_links: dict[str, dict] | None = None) -> 
                     "shapes": {m: list(s) for m, s in e.shapes.items()},
                     "example": {"strategy": key[0], "shape": key[1], "mode": key[2]},
                     "pair": (  # the minimal pair: a shape one change away that works
-                        {"strategy": e.pair[0], "mode": e.pair[1], "works": e.pair[2]}
+                        {"strategy": e.pair[0], "mode": e.pair[1], "working_shape": e.pair[2]}
                         if e.pair
                         else None
                     ),
@@ -278,6 +349,8 @@ __all__ = [
     "of_runs",
     "outcome_class",
     "records",
+    "reduced",
+    "repro_words",
     "table",
     "to_json",
     "trigger_of",

@@ -562,12 +562,14 @@ def export(runs: dict[str, RunData], out_dir, releases_dir=None, run_scripts: bo
     }
     written = []
     found = causes.of_runs(by_workload)
+    short = causes.reduced()
     for rank, cause in enumerate(found, 1):
         e = cause.witness
         run = by_workload[e.workload]
         body = entry_issue(run, e, others[e.workload], run_scripts)
         path = out_dir / f"{rank:02d}-{cause.slug}.md"
-        write_text_atomic(path, causes.issue_head(cause, rank, len(found)) + body)
+        head = causes.issue_head(cause, rank, len(found), short.get(cause.slug))
+        write_text_atomic(path, head + body)
         written.append(path)
     return written
 

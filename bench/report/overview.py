@@ -46,23 +46,20 @@ def summary_page(runs: dict[str, RunData], links: dict[str, str]) -> str:
         "",
         f"The problem (the original report): {words.ORIGINAL_REPORT}. This suite writes every "
         "way to update a Parameter in every *code shape* users write (where the write sits, "
-        "how the state is read), checks each one in every execution mode against what its code "
-        "means, and times the correct ones against each other and against the same step "
+        "how the state is read). It checks each one in every execution mode against what its "
+        "code means. It times the correct ones against each other and against the same step "
         "without the write.",
         "",
         "## The answer",
         "",
-        f"Per kind of state, the simplest *candidate* ({words.TERMS['candidate']}) whose whole "
-        "step is *equivalent* in every one of them: timed head to head with each other "
-        "candidate, none is faster than it by more than the *margin* "
-        f"({words.TERMS['margin']}), with 95 % confidence, so it is within the margin of the "
-        "best, whichever measured fastest; *undetermined* where an interval straddles the "
-        "margin (more rounds would tell). What it adds is its step minus its *no-update twin*'s "
-        "(the same code without the write). Beside it, the candidates not shown slower than it "
-        "(the data cannot rank them apart; which measured fastest changes between runs); the "
-        "*fastest candidate* "
-        f"({words.TERMS['fastest candidate']}). Each snippet is run as printed by the tests "
-        "(tests/ms/test_snippets.py).",
+        "Per kind of state, the answer is the simplest *candidate* whose whole step is "
+        "*equivalent* in every workload of that kind. Equivalent: timed head to head, no other "
+        "candidate is faster than it by more than the *margin*, with 95 % confidence. "
+        "*Undetermined*: an interval straddles the margin; more rounds would tell. What it adds "
+        "is its step minus its *no-update twin*'s (the same code without the write). Beside it "
+        "stand the candidates not shown slower: the data cannot rank them apart. The tests run "
+        "each snippet as printed (tests/ms/test_snippets.py). The glossary defines each word in "
+        "italics.",
         "",
         *readme.answers_block(runs, readme.kind_answers(runs), results=""),
         "",
@@ -265,7 +262,7 @@ def findings_page(runs: dict[str, RunData], repro_links: dict[str, dict]) -> str
         "failing strategies call) and how they go wrong, over every workload and mode, most "
         "cells (strategy × shape × mode) first; each links to its entries.",
         "",
-        *causes.table(causes.of_runs(runs)),
+        *causes.table(causes.of_runs(runs), causes.reduced()),
         "",
     ]
     for w, run in runs.items():
@@ -303,9 +300,9 @@ def _entry(run: RunData, e: findings.Entry, links: dict, w: str) -> list[str]:
         + where,
         f"- **strategies**: {', '.join(f'`{s}`' for s in e.strategies)}",
         *([f"- **when**: {when(e)}"] if e.calls and e.calls != "at every call" else []),
-        f"- **expected** (the code's meaning): {expected} — **observed** in "
-        f"`{ex.get('strategy')}` `{ex.get('shape')}` {label(ex.get('mode'))}: "
-        f"{fmt.cell(ex.get('detail', ''))[:400]}",
+        f"- **expected** (the code's meaning): {expected}",
+        f"- **observed** in `{ex.get('strategy')}` `{ex.get('shape')}` "
+        f"{label(ex.get('mode'))}: {fmt.cell(ex.get('detail', ''))[:400]}",
     ]
     if e.pair:
         s, mode, good, bad = e.pair

@@ -147,7 +147,7 @@ def findings_block(runs: dict[str, RunData]) -> list[str]:
     that affect most code shapes, one line each, then a count of the rest."""
     from bench.report import causes
 
-    return causes.lines(causes.of_runs(runs))
+    return causes.lines(causes.of_runs(runs), short=causes.reduced())
 
 
 def runs_block(runs: dict[str, RunData]) -> list[str]:

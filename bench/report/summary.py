@@ -310,17 +310,14 @@ def render(
     out += [
         "## The answer",
         "",
-        f"Per mode, the answer to {answer.KINDS[kind.kind]} (this workload's kind of state), "
-        f"decided over {', '.join(kind.workloads)}: among the *candidates* (each "
-        f"{words.TERMS['candidate']}), the simplest whose whole step is *equivalent* in each "
-        "of them: timed head to head with each other candidate, none is faster than it by "
-        f"more than the *margin* ({run.margin.describe()}), with 95 % confidence, so it is "
-        "within the margin of the best, whichever measured fastest; *undetermined* where an "
-        "interval straddles the margin (more rounds would tell; not a failure of the tool). "
+        f"Per mode, the answer to {answer.KINDS[kind.kind]}, decided over "
+        f"{', '.join(kind.workloads)}. It is the simplest *candidate* whose whole step is "
+        "*equivalent* in each of them. Equivalent: timed head to head, no other candidate is "
+        f"faster than it by more than the *margin* ({run.margin.describe()}), with 95 % "
+        "confidence. *Undetermined*: an interval straddles the margin; more rounds would tell. "
         "What it adds is its step minus its *no-update twin*'s (the same code without the "
-        f"write), at each size *{sym}* ({size}); the candidates *not shown slower* are those "
-        "the data cannot rank apart from it; the *fastest candidate* "
-        f"({words.TERMS['fastest candidate']}). *Correct*: computes what the code means, in "
+        f"write), at each size *{sym}* ({size}). The candidates *not shown slower* are those "
+        "the data cannot rank apart from it. *Correct*: it computes what the code means in "
         "every code shape, in every gate process and after every timed step.",
         "",
         *answer_table(run, kind),

@@ -116,7 +116,7 @@ def test_the_causes_file_carries_what_the_check_matches_and_reads_back():
     (e,) = first["entries"]
     assert (e["rule"], e["repro"], e["shapes"]) == (
         "construct=base", "results/brn/repros/x.py", {"jit_bytecode": ["inline"]})  # fmt: skip
-    assert e["pair"] == {"strategy": "assign_op", "mode": "jit_bytecode", "works": "own"}
+    assert e["pair"] == {"strategy": "assign_op", "mode": "jit_bytecode", "working_shape": "own"}
     assert second["entries"][0]["repro"] == ""  # no committed script: none named
     got = known.load_findings(causes.from_json(text), {"jit_bytecode": "bytecode"})
     assert [(f.cause, f.rule, f.outcome) for f in got] == [
@@ -125,3 +125,47 @@ def test_the_causes_file_carries_what_the_check_matches_and_reads_back():
     ]
     with pytest.raises(ValueError, match="schema_version"):
         causes.from_json(json.dumps({**data, "schema_version": 99}))
+
+
+def test_a_cause_links_its_short_repro_and_the_releases_it_shows_on(tmp_path):
+    found = [
+        entry(w, "incorrect: write dropped at every call", [s], ["graph"], cells(n, s, "graph"))
+        for w, s, n in (("brn", "assign_op", 9), ("ema", "own", 1))
+    ]
+    got = causes.group(found, APIS)
+    script = tmp_path / "01-x.py"
+    script.write_text("print('x')\n")
+    short = {
+        got[0].slug: {
+            "slug": got[0].slug, "script": "results/causes/01-x.py", "lines": 28,
+            "releases": {"2.10.0": {"result": "reproduces"}, "2.7.2": {"result": "reproduces"},
+                         "2.8.0": {"result": "not on this release"}},
+        },
+        got[1].slug: {"slug": got[1].slug, "script": "", "why_not": "needs two layers"},
+    }  # fmt: skip
+    text = causes.lines(got, short=short)
+    assert text[0].endswith(
+        "; repro: [28 lines](results/causes/01-x.py), reproduces on 2.7.2, 2.10.0; not on 2.8.0"
+    )
+    assert "repro" not in text[1]  # no short program: the line says nothing of one
+    rows = causes.table(got, short)
+    assert rows[2].endswith("| [28 lines](causes/01-x.py), reproduces on 2.7.2, 2.10.0; "
+                            "not on 2.8.0 |")  # fmt: skip
+    assert rows[3].endswith("| the entries' scripts |")
+    head = causes.issue_head(got[1], 2, 2, short[got[1].slug])
+    assert "No short repro: needs two layers" in head
+    assert causes.reduced(tmp_path) == {}  # not run yet: no program named
+
+
+def test_causes_whose_slugs_meet_are_numbered():
+    """Two causes that differ only past the slug's 80 characters get distinct slugs."""
+    apis = ("a" * 70,)
+    found = [
+        entry("clip", "incorrect: write dropped at every call", [apis[0] + "x"], ["graph"],
+              cells(2, apis[0] + "x", "graph")),
+        entry("clip", "incorrect: write dropped at every call", [apis[0] + "y"], ["graph"],
+              cells(1, apis[0] + "y", "graph")),
+    ]  # fmt: skip
+    got = causes.group(found, {})
+    assert got[0].slug != got[1].slug and got[1].slug.endswith("-2")
+    assert got[0].slug == got[1].slug.removesuffix("-2")

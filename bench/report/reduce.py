@@ -1,0 +1,489 @@
+"""One short repro per root cause (issue 54): a program of about 30 lines that imports only
+``mindspore`` and ``numpy`` (and the standard library), written from the cause's trigger and
+kept only when it reproduces the cause's outcome alone in a fresh process.
+
+A cause's witness (``results/causes.json``) is a strategy in a code shape and a mode. Its reduced
+program holds one 1-element Parameter ``limit`` and the strategy's own ``write`` (its file's
+``__init__`` lines and ``write`` body, ``param`` and ``value`` renamed), placed as the shape's
+first dimension says: a plain statement (``inline``), inside ``ops.depend`` (``depend``) or in a
+helper method (``helper``). The program runs three calls in the mode, each adding the call's
+number to ``limit``, and judges each call against what the code means (``judge``): the Parameter
+holds ``old + call`` (else *write dropped* when it kept ``old``, *wrong value* otherwise) and the
+output is that value (else *stale read* when it is ``old``, *wrong output* otherwise); an
+exception is ``raises: Type: message``; a crash is seen from a child process (the program runs
+itself again). It exits 0 iff it shows the cause's outcome at the cause's first call (``want``).
+
+This is reduction by construction, checked: the program is not shrunk from the entry's script
+(pysource-minimize over a 170-line script costs hours here); a cause whose outcome needs more
+than this program has (a reload, two layers, a second instance, a view read, an inherited
+``construct``, a strategy without a ``write``) keeps its entry's own script, with the reason
+(``NotReduced``). ``python -m bench.report.reduce`` writes ``results/causes/NN-slug.py`` and
+``results/causes/reduced.json`` (each cause's program, lines, and exit code per MindSpore
+release it was run on: ``--python VERSION=PATH``).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from bench.core import paths
+from bench.core.io import write_text_atomic
+from bench.core.schema import Kind, Status
+from bench.measured.modes import GRAPH, JIT_AST, JIT_BYTECODE, PYNATIVE, PYNATIVE_BLOCKING
+
+SCHEMA_VERSION = 1
+CALLS = 3
+TIMEOUT_S = 180.0
+PLACEMENTS = ("inline", "depend", "helper")
+# outcomes the program can show, and the first call the cause's words name
+FIRST_CALL = {
+    "at every call": 1,
+    "at the first call only": 1,
+    "": 1,
+}
+SETUP = {
+    GRAPH: ("ms.set_context(mode=ms.GRAPH_MODE)", ""),
+    PYNATIVE: ("ms.set_context(mode=ms.PYNATIVE_MODE)", ""),
+    JIT_AST: (
+        "ms.set_context(mode=ms.PYNATIVE_MODE)",
+        'net.construct = ms.jit(net.construct, capture_mode="ast")',
+    ),
+    JIT_BYTECODE: (
+        "ms.set_context(mode=ms.PYNATIVE_MODE)",
+        'net.construct = ms.jit(net.construct, capture_mode="bytecode")',
+    ),
+    PYNATIVE_BLOCKING: (
+        "ms.set_context(mode=ms.PYNATIVE_MODE); ms.runtime.launch_blocking()",
+        "",
+    ),
+}
+SILENT = tuple(
+    k.value for k in (Kind.WRITE_DROPPED, Kind.WRONG_VALUE, Kind.STALE_READ, Kind.WRONG_OUTPUT)
+)  # what the program's judge names
+CRASHED = Status.CRASHED.value
+
+
+class NotReduced(Exception):
+    """Why a cause keeps its entry's own script."""
+
+
+@dataclass(frozen=True)
+class Writer:
+    """A strategy's write as its file has it: the imports it needs, ``__init__``'s lines, and
+    the body of ``write(self, param, value)`` (its own names: ``written`` renames them)."""
+
+    imports: tuple[str, ...]
+    init: tuple[str, ...]
+    body: tuple[str, ...]
+
+
+class _Rename(ast.NodeTransformer):
+    def __init__(self, names: dict[str, str]):
+        self.names = names
+
+    def visit_Name(self, node: ast.Name):
+        if node.id in self.names:
+            return ast.copy_location(ast.parse(self.names[node.id], mode="eval").body, node)
+        return node
+
+
+def writer(source: str) -> Writer:
+    """The write of a strategy file (its source); NotReduced when it has no ``write``."""
+    tree = ast.parse(source)
+    imports = tuple(
+        ast.unparse(n)
+        for n in tree.body
+        if isinstance(n, (ast.Import, ast.ImportFrom))
+        and all(
+            (getattr(n, "module", None) or a.name).split(".")[0] in ("mindspore", "numpy")
+            for a in n.names
+        )
+    )
+    cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Cell"), None)
+    methods = {f.name: f for f in (cls.body if cls else []) if isinstance(f, ast.FunctionDef)}
+    write = methods.get("write")
+    if write is None:
+        raise NotReduced("the strategy has no write(param, value): its update is not one call")
+    init = tuple(
+        ast.unparse(x)
+        for x in (methods["__init__"].body if "__init__" in methods else [])
+        if "super().__init__" not in ast.unparse(x)
+        and not (isinstance(x, ast.Expr) and isinstance(x.value, ast.Constant))
+    )
+    body = [
+        x for x in write.body if not (isinstance(x, ast.Expr) and isinstance(x.value, ast.Constant))
+    ]
+    return Writer(imports, init, tuple(ast.unparse(x) for x in body))
+
+
+def written(body: tuple[str, ...], value: str) -> list[str]:
+    """The write's lines on the program's Parameter, ``value`` in place of ``value``."""
+    names = {"param": "self.limit", "value": value}
+    return [ast.unparse(_Rename(names).visit(ast.parse(line))) for line in body]
+
+
+def want(outcome: str, calls: str, seen: str = "") -> str:
+    """What the program must print for the cause (``outcome``: ``causes.outcome_class``, its
+    ``calls``; ``seen``: the witness's outcome as the gate recorded it): ``write dropped at call
+    1``, ``raises: RuntimeError: The kernel …``, ``crashed``; NotReduced where this program
+    cannot show it."""
+    if outcome in SILENT:
+        if calls not in FIRST_CALL and not re.fullmatch(r"from call \d+ on", calls):
+            raise NotReduced(f"{outcome} {calls}: needs more than one cell run three times")
+        first = FIRST_CALL.get(calls) or int(re.search(r"\d+", calls).group())
+        if first > CALLS:
+            raise NotReduced(f"{outcome} {calls}: after the program's {CALLS} calls")
+        return f"{outcome} at call {first}"
+    if outcome.startswith("raises: "):
+        # the witness's own words up to the first number (what changes from run to run)
+        text = " ".join((seen or outcome).split())
+        return re.split(r"\d", text)[0].rstrip(",.:[( ")
+    if outcome == CRASHED:
+        return CRASHED
+    raise NotReduced(f"{outcome}: not an outcome this program shows")
+
+
+def placement(shape: str) -> str:
+    """The shape's first dimension (``helper-view-before-arg`` -> ``helper``)."""
+    first = shape.removeprefix("row-").split("-")[0]
+    if first not in PLACEMENTS:
+        raise NotReduced(f"shape {shape!r}: not a write placed inline, in ops.depend or a helper")
+    return first
+
+
+def program(w: Writer, mode: str, where: str, expected: str, title: str) -> str:
+    """The repro's source (pure)."""
+    if where == "depend" and len(w.body) != 1:
+        raise NotReduced("the write is several statements: it cannot sit inside ops.depend")
+    context, jit = SETUP[mode]
+    crash = expected == CRASHED
+    head = "from mindspore import "
+    froms = {"nn", "ops"}  # ops: the depend placement
+    froms |= {n.strip() for i in w.imports if i.startswith(head) for n in i[len(head) :].split(",")}
+    froms = sorted(froms)
+    plain = [i for i in w.imports if not i.startswith(head)]
+    lines = [
+        f"EXPECTED = {expected!r}  # exits 0 iff it shows this",
+        *(["import os, subprocess, sys"] if crash else []),
+        "import numpy as np",
+        *dict.fromkeys(["import mindspore as ms", *plain]),
+        f"from mindspore import {', '.join(froms)}",
+        f"class Net(nn.Cell):  # {title}",
+        "    def __init__(self):",
+        "        super().__init__()",
+        '        self.limit = ms.Parameter(ms.Tensor(np.ones((1,), np.float32)), name="limit")',
+        *(f"        {x}" for x in w.init),
+    ]
+    if where == "helper":
+        lines += ["    def write(self, new):", *(f"        {x}" for x in written(w.body, "new"))]
+    lines += ["    def construct(self, x):"]
+    inline = written(w.body, "self.limit + x")
+    if where == "inline":
+        lines += [f"        {x}" for x in inline]
+    elif where == "depend":
+        lines += [f"        x = ops.depend(x, {inline[0]})"]
+    else:
+        lines += ["        self.write(self.limit + x)"]
+    lines += [
+        "        return self.limit * 1" + (" + x * 0" if where == "depend" else ""),
+        "def judge():",
+        f"    {context}",
+        "    net = Net()",
+        *([f"    {jit}"] if jit else []),
+        f"    for call in range(1, {CALLS + 1}):",
+        "        old = net.limit.asnumpy().copy()",
+        "        out = net(ms.Tensor(np.full((1,), call, np.float32))).asnumpy()",
+        "        for got, kind in ((net.limit.asnumpy(), ('wrong value', 'write dropped')),"
+        " (out, ('wrong output', 'stale read'))):",
+        "            if not np.allclose(got, old + call):  # the code means limit + call",
+        "                return f'{kind[bool(np.allclose(got, old))]} at call {call}'",
+    ]
+    if crash:
+        lines += [
+            "# a crash kills the process: the program runs itself in a child and sees it die",
+            'child = subprocess.run([sys.executable, __file__], env={**os.environ, "CHILD": "1"})'
+            ' if "CHILD" not in os.environ else None',
+            f'got = (judge() or "works") if child is None else ({CRASHED!r} if child.returncode < 0'
+            ' else f"exit {child.returncode}")',
+        ]
+    else:
+        lines += [
+            "try:",
+            '    got = judge() or "works"',
+            "except Exception as exc:  # an error is an outcome: its words, rules of dashes out",
+            '    got = " ".join(w for w in f"raises: {type(exc).__name__}: {exc}".split()'
+            ' if w.strip("-"))',
+        ]
+    lines += [
+        'print(("REPRODUCED: " if got.startswith(EXPECTED) else "NOT REPRODUCED: ") + got)',
+        "raise SystemExit(0 if got.startswith(EXPECTED) else 1)",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+@dataclass
+class Run:
+    """One run of a repro alone in a fresh process."""
+
+    code: int | None  # its exit code; None: it did not end within the timeout
+    said: str  # its last line
+    seconds: float
+
+
+def run(script: Path, python: str = sys.executable, timeout: float = TIMEOUT_S) -> Run:
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": ""}
+    start = time.monotonic()
+    try:
+        done = subprocess.run(  # noqa: PLW1510 (its exit code is the result)
+            [python, str(script)], capture_output=True, text=True, timeout=timeout, env=env,
+            cwd=script.parent,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        return Run(None, f"no end within {timeout:.0f} s", time.monotonic() - start)
+    except OSError as err:  # the interpreter cannot start
+        return Run(None, f"cannot run {python}: {err.strerror or err}", 0.0)
+    lines = [ln for ln in done.stdout.splitlines() if ln.strip()]
+    return Run(done.returncode, lines[-1] if lines else done.stderr.strip()[-200:],
+               time.monotonic() - start)  # fmt: skip
+
+
+@dataclass
+class Reduced:
+    """A cause's repro: its program (or why it keeps its entry's script) and its runs."""
+
+    rank: int
+    slug: str
+    title: str
+    script: str = ""  # results/causes/NN-slug.py, "" when not reduced
+    lines: int = 0
+    tried: list = field(default_factory=list)  # "strategy@placement-mode: what it printed"
+    why_not: str = ""  # why it keeps its entry's own script
+    entry_repro: str = ""  # the witness entry's script
+    releases: dict = field(default_factory=dict)  # MindSpore version -> {code, said, seconds}
+
+
+def candidates(cause: dict) -> list[tuple[str, str, str]]:
+    """(strategy, placement, mode) to try, the witness's example first, then each entry's."""
+    out, why = [], []
+    entries = sorted(cause["entries"], key=lambda e: e["anchor"] != cause["witness"])
+    for e in entries:
+        ex = e["example"]
+        try:
+            key = (ex["strategy"], placement(ex["shape"]), ex["mode"])
+        except NotReduced as err:
+            why.append(str(err))
+            continue
+        if key not in out:
+            out.append(key)
+    if not out:
+        raise NotReduced(why[0] if why else "no entry has an example")
+    return out
+
+
+def _rel(path: Path) -> str:
+    return path.relative_to(paths.ROOT).as_posix() if path.is_relative_to(paths.ROOT) else str(path)
+
+
+def same(text: str) -> str:
+    """A program as compared with an earlier one: the cause's title (the class line's comment,
+    which names modes and counts that change between runs) left out."""
+    return re.sub(r"^(class Net\(nn\.Cell\):)  # .*$", r"\1", text, flags=re.M)
+
+
+def reduce_cause(
+    cause: dict, out_dir: Path, python: str, strategies: Path, earlier: dict | None = None
+) -> Reduced:
+    """Write and check the cause's program in ``out_dir`` (the first that reproduces).
+    ``earlier``: {``same(program)``: its record} of an earlier reduction: a program written
+    and run before (by any cause) is reused with its runs per release, not run again."""
+    name = f"{cause['rank']:02d}-{cause['slug']}"[:60].rstrip("-") + ".py"
+    witness = next(e for e in cause["entries"] if e["anchor"] == cause["witness"])
+    r = Reduced(cause["rank"], cause["slug"], cause["title"], entry_repro=witness["repro"])
+    try:
+        expected = want(cause["outcome"], cause["calls"], witness["outcome"])
+        tries, good = candidates(cause), None
+        rule = (cause.get("trigger") or {}).get("construct")
+        if rule:  # a construct is the trigger: the program must have it, and work without it
+            dim, bad, good = rule
+            if dim != "write" or bad not in PLACEMENTS or good not in PLACEMENTS:
+                raise NotReduced(f"needs `{dim}={bad}` against `{dim}={good}`: not in this program")
+            tries = list(dict.fromkeys((s, bad, m) for s, _, m in tries))
+    except NotReduced as err:
+        r.why_not = str(err)
+        return r
+    for strategy, where, mode in tries[:3]:
+        label = f"{strategy}@{where}-{mode}"
+        try:
+            source = (strategies / f"{strategy}.py").read_text(encoding="utf-8")
+            text = program(writer(source), mode, where, expected, cause["title"])
+        except (NotReduced, OSError) as err:
+            r.tried.append(f"{label}: {err}")
+            continue
+        path = out_dir / name
+        before = (earlier or {}).get(same(text))
+        paired = before and (not good or any("(works with it)" in t for t in before.tried))
+        if paired:  # run before, with its minimal pair where the cause needs one
+            write_text_atomic(path, text)
+            kept = Reduced(**{**asdict(before), "rank": r.rank, "slug": r.slug, "title": r.title})
+            kept.script, kept.entry_repro, kept.lines = (
+                _rel(path),
+                r.entry_repro,
+                len(text.splitlines()),
+            )
+            return kept
+        write_text_atomic(path, text)
+        got = run(path, python)
+        r.tried.append(f"{label}: {got.said}")
+        if got.code == 0 and good:  # the minimal pair: the working placement must not show it
+            other = out_dir / f"pair-{name}"
+            write_text_atomic(other, program(writer(source), mode, good, expected, cause["title"]))
+            pair = run(other, python)
+            other.unlink()
+            r.tried.append(f"{strategy}@{good}-{mode} (works with it): {pair.said}")
+            if pair.code != 1:  # it shows the same without the construct: not the trigger
+                path.unlink()
+                continue
+        if got.code == 0:
+            r.script = _rel(path)
+            r.lines = len(text.splitlines())
+            return r
+        path.unlink()
+    r.why_not = "no program of this form shows it: " + "; ".join(r.tried)
+    return r
+
+
+def to_json(reduced: list[Reduced], causes_file: dict) -> str:
+    data = {
+        "schema_version": SCHEMA_VERSION,
+        "causes_of": causes_file.get("runs", {}),
+        "reduced": [asdict(r) for r in reduced],
+    }
+    return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+
+
+def from_json(text: str) -> list[Reduced]:
+    data = json.loads(text)
+    if data.get("schema_version") != SCHEMA_VERSION:
+        raise ValueError(f"reduced schema_version {data.get('schema_version')!r}")
+    return [Reduced(**r) for r in data["reduced"]]
+
+
+def on_release(got: Run) -> dict:
+    """A repro's run on one release, as recorded: reproduces, or "not on this release" (it ran
+    and showed something else), or did not end."""
+    if got.code == 0:
+        said = "reproduces"
+    elif got.code is None:
+        said = "did not end"
+    else:
+        said = "not on this release"
+    return {"code": got.code, "result": said, "printed": got.said}
+
+
+def _interpreters(specs: list[str]) -> dict[str, str]:
+    out = {}
+    for spec in specs:
+        version, _, path = spec.partition("=")
+        if not version or not path or not Path(path).is_file():
+            raise ValueError(f"--python {spec!r}: give VERSION=PATH of a Python interpreter")
+        out[version] = path
+    return out
+
+
+def main(argv=None) -> int:
+    import argparse
+
+    p = argparse.ArgumentParser(
+        prog="python -m bench.report.reduce", description=__doc__.splitlines()[0]
+    )
+    p.add_argument("--causes", type=Path, default=paths.RESULTS_DIR / "causes.json")
+    p.add_argument("--out", type=Path, default=paths.RESULTS_DIR / "causes")
+    p.add_argument("--only", type=int, nargs="*", help="the ranks to reduce (default: all)")
+    p.add_argument(
+        "--python",
+        action="append",
+        default=[],
+        metavar="VERSION=PATH",
+        help="also run each repro alone with this interpreter (a MindSpore release)",
+    )
+    p.add_argument(
+        "--fresh",
+        action="store_true",
+        help="write and run every program again (default: reuse a cause's same program)",
+    )
+    p.add_argument(
+        "--releases-only",
+        action="store_true",
+        help="run the repros already written (OUT/reduced.json) on each --python",
+    )
+    args = p.parse_args(argv)  # fmt: skip
+    try:
+        others = _interpreters(args.python)
+        data = json.loads(args.causes.read_text(encoding="utf-8"))
+        known = (
+            from_json((args.out / "reduced.json").read_text(encoding="utf-8"))
+            if args.releases_only
+            else []
+        )
+    except (OSError, ValueError) as err:
+        print(f"reduce: error: {err}", file=sys.stderr)
+        return 2
+    import mindspore
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    done: list[Reduced] = list(known)
+    try:
+        if args.releases_only:
+            for r in done:
+                for version, python in others.items():
+                    if r.script:
+                        r.releases[version] = on_release(run(paths.ROOT / r.script, python))
+                print(f"{r.rank:2d}: {r.releases}", flush=True)
+                write_text_atomic(args.out / "reduced.json", to_json(done, data))
+            return 0
+        record = args.out / "reduced.json"
+        before = {} if not record.is_file() else {
+            r.slug: r for r in from_json(record.read_text(encoding="utf-8"))
+        }  # fmt: skip
+        earlier = {} if args.fresh else {
+            same((paths.ROOT / r.script).read_text(encoding="utf-8")): r
+            for r in before.values() if r.script and (paths.ROOT / r.script).is_file()
+        }  # fmt: skip
+        for cause in data["causes"]:
+            old = before.get(cause["slug"])
+            if args.only and cause["rank"] not in args.only:
+                if old:  # not asked for: kept as it was, under its rank now
+                    done.append(Reduced(**{**asdict(old), "rank": cause["rank"]}))
+                continue
+            r = reduce_cause(cause, args.out, sys.executable, paths.ROOT / "strategies", earlier)
+            if r.releases and set(others) <= set(r.releases):
+                pass  # the same program as before, already run on these releases
+            elif r.script:
+                shown = next(t for t in r.tried if ": REPRODUCED" in t)
+                r.releases[mindspore.__version__] = on_release(Run(0, shown.split(": ", 1)[1], 0))
+                for version, python in others.items():
+                    r.releases[version] = on_release(run(paths.ROOT / r.script, python))
+            state = f"-> {r.script}" if r.script else f"kept its entry's script ({r.why_not[:100]})"
+            print(f"{r.rank:2d} {r.title[:80]} {state}", flush=True)
+            done.append(r)
+            write_text_atomic(args.out / "reduced.json", to_json(done, data))  # none lost
+        kept = {r.script for r in done if r.script}
+        for stale in args.out.glob("*.py"):  # programs no cause has now
+            if _rel(stale) not in kept:
+                stale.unlink()
+    except KeyboardInterrupt:
+        print(f"reduce: interrupted: {len(done)} causes kept in {args.out}", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,51 @@
+"""A root cause's short program run for real, alone in a fresh process: it exits 0 only when
+it shows its outcome (a working write under the same program says NOT REPRODUCED), and the
+committed programs reproduce on this MindSpore (``bench.report.reduce``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.core import paths
+from bench.report import reduce as R
+
+pytestmark = pytest.mark.mindspore
+
+
+def _write(tmp_path, strategy, mode, where, expected):
+    source = (paths.ROOT / "strategies" / f"{strategy}.py").read_text(encoding="utf-8")
+    path = tmp_path / f"{strategy}-{mode}.py"
+    path.write_text(R.program(R.writer(source), mode, where, expected, "t"), encoding="utf-8")
+    return path
+
+
+def test_a_correct_write_does_not_reproduce_and_a_dropped_one_does(tmp_path):
+    fine = R.run(_write(tmp_path, "assign_primitive", "graph", "inline", "write dropped at call 1"))
+    assert (fine.code, fine.said) == (1, "NOT REPRODUCED: works")
+    dropped = R.run(_write(tmp_path, "assign", "jit_bytecode", "inline", "write dropped at call 1"))
+    assert (dropped.code, dropped.said) == (0, "REPRODUCED: write dropped at call 1")
+
+
+def test_an_error_is_matched_by_its_words(tmp_path):
+    expected = "raises: RuntimeError: Failed to compile in GRAPH_MODE"
+    got = R.run(_write(tmp_path, "set_data", "graph", "inline", expected))
+    assert got.code == 0 and got.said.startswith("REPRODUCED: " + expected)
+    other = R.run(_write(tmp_path, "set_data", "graph", "inline", "raises: TypeError"))
+    assert other.code == 1 and other.said.startswith("NOT REPRODUCED: raises: RuntimeError")
+
+
+def test_a_write_rule_is_kept_only_with_its_working_placement_checked(tmp_path):
+    """`write=inline` against `write=depend` under bytecode capture (`Tensor.add_`): the inline
+    program shows the dropped write and the depend one, run as its pair, works."""
+    entry = {"anchor": "a", "repro": "", "outcome": "incorrect: write dropped at every call",
+             "example": {"strategy": "add_", "shape": "inline-view-method",
+                         "mode": "jit_bytecode"}}  # fmt: skip
+    cause = {"rank": 1, "slug": "s", "title": "t", "outcome": "write dropped",
+             "calls": "at every call", "witness": "a", "entries": [entry],
+             "trigger": {"construct": ["write", "inline", "depend"], "apis": []}}  # fmt: skip
+    got = R.reduce_cause(cause, tmp_path, R.sys.executable, paths.ROOT / "strategies")
+    assert got.script, got.why_not
+    assert got.tried == [
+        "add_@inline-jit_bytecode: REPRODUCED: write dropped at call 1",
+        "add_@depend-jit_bytecode (works with it): NOT REPRODUCED: works",
+    ]

@@ -1,0 +1,195 @@
+"""A root cause's short program (``bench.report.reduce``): the strategy's write read from its
+file, what the program must print, where the write goes, and the program's own text, from
+hand-made tables (no MindSpore; tests/ms/test_reduce.py runs programs)."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+
+from bench.core import paths
+from bench.report import reduce as R
+
+ASSIGN = '''"""doc"""
+import mindspore as ms
+from mindspore import ops
+
+from bench.strategy import Strategy
+
+API = "mindspore.ops.Assign"
+
+
+class Cell(Strategy):
+    layout = "scalar"
+
+    def __init__(self):
+        super().__init__()
+        self.assign_op = ops.Assign()  # kept
+
+    def write(self, param, value):
+        """doc"""
+        self.assign_op(param, value)
+'''
+
+
+def test_the_write_is_read_from_the_strategy_file_with_its_names_replaced():
+    w = R.writer(ASSIGN)
+    assert w.imports == ("import mindspore as ms", "from mindspore import ops")  # no bench
+    assert w.init == ("self.assign_op = ops.Assign()",)
+    assert w.body == ("self.assign_op(param, value)",)
+    assert R.written(w.body, "self.limit + x") == ["self.assign_op(self.limit, self.limit + x)"]
+    # precedence kept: the value is one expression wherever it lands
+    assert R.written(("param.add_(value - param)",), "self.limit + x") == [
+        "self.limit.add_(self.limit + x - self.limit)"
+    ]
+
+
+def test_a_strategy_without_write_is_not_reduced():
+    with pytest.raises(R.NotReduced, match="no write"):
+        R.writer("class Cell:\n    def construct(self, x):\n        return x\n")
+
+
+@pytest.mark.parametrize(
+    "outcome, calls, seen, expected",
+    [
+        ("write dropped", "at every call", "", "write dropped at call 1"),
+        ("stale read", "at the first call only", "", "stale read at call 1"),
+        ("write dropped", "from call 2 on", "", "write dropped at call 2"),
+        # an error: the witness's own words up to the first number
+        ("raises: RuntimeError: Kernel select failed: Unsupported op [InplaceIndexCopy] on CPU,",
+         "", "raises: RuntimeError: Kernel select failed:\n Unsupported op [InplaceIndexCopy] on "
+         "CPU, line 12", "raises: RuntimeError: Kernel select failed: Unsupported op "
+         "[InplaceIndexCopy] on CPU, line"),
+        ("raises: RuntimeError: InplaceUpdateVN failed", "", "raises: RuntimeError: "
+         "InplaceUpdateV2 failed", "raises: RuntimeError: InplaceUpdateV"),
+        ("crashed", "", "", "crashed"),
+    ],
+)  # fmt: skip
+def test_what_the_program_must_print(outcome, calls, seen, expected):
+    assert R.want(outcome, calls, seen) == expected
+
+
+@pytest.mark.parametrize(
+    "outcome, calls",
+    [
+        ("write dropped", "in a network of two layers only"),
+        ("write dropped", "in a second instance only"),
+        ("follows the old values after a reload", "from call 5 on"),
+        ("stale read", "at the first 3 calls only"),  # needs the state of several calls
+        ("write dropped", "from call 5 on"),  # after the program's three calls
+        ("timeout", ""),
+    ],
+)
+def test_outcomes_this_program_cannot_show_keep_their_entry_script(outcome, calls):
+    with pytest.raises(R.NotReduced):
+        R.want(outcome, calls)
+
+
+@pytest.mark.parametrize(
+    "shape, where",
+    [("helper-view-before-arg", "helper"), ("depend", "depend"), ("row-inline", "inline")],
+)
+def test_the_placement_is_the_shapes_first_dimension(shape, where):
+    assert R.placement(shape) == where
+
+
+def test_a_shape_without_a_placement_is_not_reduced():
+    with pytest.raises(R.NotReduced, match="as-written"):
+        R.placement("as-written")
+
+
+@pytest.mark.parametrize("where", R.PLACEMENTS)
+@pytest.mark.parametrize("mode", sorted(R.SETUP))
+def test_the_program_is_short_and_imports_only_mindspore_numpy_and_the_standard_library(
+    where, mode
+):
+    text = R.program(R.writer(ASSIGN), mode, where, "write dropped at call 1", "a title")
+    tree = ast.parse(text)
+    assert len(text.splitlines()) <= 30
+    roots = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import)
+             for a in n.names}  # fmt: skip
+    roots |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert roots <= {"numpy", "mindspore"}
+    assert "EXPECTED = 'write dropped at call 1'" in text
+    assert {"graph": "GRAPH_MODE", "jit_bytecode": 'capture_mode="bytecode"'}.get(mode, "") in text
+    construct = text.split("def construct", 1)[1].split("KIND =", 1)[0]
+    assert ("self.write(self.limit + x)" in construct) == (where == "helper")
+    depend = "ops.depend(x, self.assign_op(self.limit, self.limit + x))"
+    assert (depend in construct) == (where == "depend")
+
+
+def test_a_crash_is_seen_from_a_child_process():
+    text = R.program(R.writer(ASSIGN), "jit_bytecode", "inline", "crashed", "t")
+    assert "subprocess.run([sys.executable, __file__]" in text and '"CHILD"' in text
+    assert len(text.splitlines()) <= 30
+
+
+def test_a_write_of_several_statements_does_not_go_inside_depend():
+    w = R.Writer((), (), ("a = 1", "b = 2"))
+    with pytest.raises(R.NotReduced, match="depend"):
+        R.program(w, "graph", "depend", "write dropped at call 1", "t")
+
+
+@pytest.mark.parametrize(
+    "code, result", [(0, "reproduces"), (1, "not on this release"), (None, "did not end")]
+)
+def test_a_release_that_does_not_reproduce_is_recorded_as_such(code, result):
+    assert R.on_release(R.Run(code, "x", 1.0))["result"] == result
+
+
+def test_the_committed_programs_agree_with_the_causes():
+    """results/causes/reduced.json: every cause of causes.json once, each program committed,
+    at most 30 lines, reproducing on the release the pages are made on; the rest say why not."""
+    causes = json.loads((paths.RESULTS_DIR / "causes.json").read_text(encoding="utf-8"))
+    reduced = R.from_json((paths.RESULTS_DIR / "causes" / "reduced.json").read_text("utf-8"))
+    assert [r.slug for r in reduced] == [c["slug"] for c in causes["causes"]]
+    for r in reduced:
+        if not r.script:
+            assert r.why_not and r.entry_repro, r.slug
+            continue
+        text = (paths.ROOT / r.script).read_text(encoding="utf-8")
+        assert len(text.splitlines()) == r.lines <= 30, r.script
+        assert r.releases[causes["mindspore"][-1]]["result"] == "reproduces", r.script
+
+
+def _cause(rank=2):
+    entry = {"anchor": "a", "repro": "results/brn/repros/x.py", "outcome": "incorrect: write "
+             "dropped at every call", "example": {"strategy": "assign", "shape": "inline",
+             "mode": "jit_bytecode"}}  # fmt: skip
+    return {"rank": rank, "slug": "write-dropped-x", "title": "T", "outcome": "write dropped",
+            "calls": "at every call", "witness": "a", "entries": [entry]}  # fmt: skip
+
+
+def test_the_same_program_is_reused_with_its_runs_and_takes_the_new_rank(tmp_path):
+    """A program written and run before (another rank, another title in its class line) is
+    reused without running anything (the interpreter given does not exist)."""
+    (tmp_path / "assign.py").write_text(ASSIGN.replace("self.assign_op(param, value)",
+                                                       "ops.assign(param, value)"))  # fmt: skip
+    text = R.program(R.writer((tmp_path / "assign.py").read_text()), "jit_bytecode", "inline",
+                     "write dropped at call 1", "an older title")  # fmt: skip
+    before = R.Reduced(5, "write-dropped-old", "an older title", script="x.py", lines=29,
+                       releases={"2.10.0": {"code": 0, "result": "reproduces"}})  # fmt: skip
+    got = R.reduce_cause(_cause(), tmp_path, "/no/python", tmp_path, {R.same(text): before})
+    assert (got.rank, got.slug, got.title, got.releases) == (2, "write-dropped-x", "T",
+                                                             before.releases)  # fmt: skip
+    written = (tmp_path / got.script.rsplit("/", 1)[-1]).read_text()
+    assert got.script.endswith("02-write-dropped-x.py") and "# T" in written
+    assert R.same(written) == R.same(text)
+
+
+def test_a_changed_program_is_run_again(tmp_path):
+    (tmp_path / "assign.py").write_text(ASSIGN)
+    before = R.Reduced(2, "write-dropped-x", "T", script="x.py", lines=1,
+                       releases={"2.10.0": {"code": 0, "result": "reproduces"}})  # fmt: skip
+    got = R.reduce_cause(_cause(), tmp_path, "/no/python", tmp_path, {"an older program": before})
+    assert got.releases == {} and not got.script  # ran (and could not: no such interpreter)
+    assert got.tried and "assign@inline-jit_bytecode" in got.tried[0]
+
+
+def test_a_rule_needs_its_construct_in_the_program():
+    cause = {**_cause(), "trigger": {"construct": ["read", "view", "copy"], "apis": []}}
+    got = R.reduce_cause(cause, Path("/nonexistent"), "/no/python", Path("/nonexistent"))
+    assert not got.script and "needs `read=view` against `read=copy`" in got.why_not
