@@ -42,11 +42,11 @@ TWIN_INVALID = f"{NOT_MEASURED} (its twin is invalid in this mode)"
 ROUNDS_QUARTILES = "rounds' quartiles"
 QUARTILE_ROUNDS = 20  # 20 rounds leave 5 beyond each quartile
 QUEUE_DRAIN = (
-    "PYNATIVE_MODE on this 2-vCPU machine: ops such as assign, assign_add, stop_gradient and "
-    "set_data make the eager queue drain, and one drain (a scheduler slice of ~4 ms) dominates a "
-    "few steps, so these numbers are a distribution of drains, not a per-op cost; a machine "
-    "with more cores drains faster "
-    "(reproduced by `findings/pynative_queue_drain.py`, explained in `findings/README.md`)"
+    "PYNATIVE_MODE on a machine with few cores: ops such as assign, assign_add, stop_gradient and "
+    "set_data make the eager queue drain. One drain (a scheduler slice of ~4 ms) dominates a few "
+    "steps, so these numbers are a distribution of drains, not a per-op cost. A machine with more "
+    "cores drains faster (`findings/pynative_queue_drain.py` reproduces it, `findings/README.md` "
+    "explains it)"
 )
 
 
