@@ -542,11 +542,14 @@ def entry_issue(run: RunData, e: Entry, others: dict, run_scripts: bool = True) 
     return issue(run, e, scripts, trace, affected(e, others, version))
 
 
-def export(runs: dict[str, RunData], out_dir, releases_dir=None, run_scripts: bool = True) -> list:
+def export(
+    runs: dict[str, RunData], out_dir, releases_dir=None, run_scripts: bool = True, short=None
+) -> list:
     """Write one Markdown issue per root cause of every run (``causes``) into ``out_dir``, most
     cells first (``NN-<slug>.md``); the paths written. Each names the cause, what it covers (its
     entries, workloads, strategies, modes) and embeds its witness entry's issue (``entry_issue``;
-    the releases under ``releases_dir``, default ``results/releases``)."""
+    the releases under ``releases_dir``, default ``results/releases``); ``short``: each cause's
+    short program by slug (``causes.reduced()``: the pinned references' causes), inline."""
     from pathlib import Path
 
     from bench.core import paths
@@ -562,7 +565,7 @@ def export(runs: dict[str, RunData], out_dir, releases_dir=None, run_scripts: bo
     }
     written = []
     found = causes.of_runs(by_workload)
-    short = causes.reduced()
+    short = short or {}
     for rank, cause in enumerate(found, 1):
         e = cause.witness
         run = by_workload[e.workload]
@@ -619,7 +622,10 @@ def main(argv=None) -> int:
             return 2
         run = load.load(folder)
         runs[f"{run.workload}:{folder.name}"] = run
-    written = export(runs, args.export, args.releases, run_scripts=not args.no_run)
+    from bench.report import causes
+
+    short = causes.reduced() if not args.run else {}  # the pinned references' own programs
+    written = export(runs, args.export, args.releases, run_scripts=not args.no_run, short=short)
     print(f"findings: wrote {len(written)} issue(s) into {args.export}")
     return 0
 

@@ -251,8 +251,15 @@ def run(script: Path, python: str = sys.executable, timeout: float = TIMEOUT_S) 
     except OSError as err:  # the interpreter cannot start
         return Run(None, f"cannot run {python}: {err.strerror or err}", 0.0)
     lines = [ln for ln in done.stdout.splitlines() if ln.strip()]
-    return Run(done.returncode, lines[-1] if lines else done.stderr.strip()[-200:],
-               time.monotonic() - start)  # fmt: skip
+    said = lines[-1] if lines else done.stderr.strip()[-200:]
+    return Run(done.returncode, clean(said), time.monotonic() - start)
+
+
+def clean(said: str, limit: int = 300) -> str:
+    """What a program printed, as recorded: no folder of this machine (MindSpore's messages
+    name the script's path), at most ``limit`` characters."""
+    said = re.sub(r"(?<![\w.:/])/(?:[^\s/:'\"]+/)+", "", said)
+    return said if len(said) <= limit else said[: limit - 1] + "…"
 
 
 @dataclass
