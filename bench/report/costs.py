@@ -267,9 +267,9 @@ def screen(run: RunData) -> list[str]:
         )
         rows.append([label(mode), f"`{strategy}`", f"`{choice['shape']}`", choice["why"], costs])
     return [
-        "Which shape of each strategy is timed: the simplest working shape of each way of "
-        "reading the state, timed once against the base twin; the simplest read is timed unless "
-        "the screen shows another cheaper: its median more than "
+        "Which shape of each strategy is timed. The screen times the simplest working shape of "
+        "each way of reading the state once against the base twin. The simplest read is timed "
+        "unless the screen shows another cheaper: its median more than "
         f"{TIE * 100:.0f} % lower and its rounds lower (one-sided exact Mann–Whitney, "
         f"p ≤ {ALPHA:g}). A lower median alone is a round's noise.",
         "",

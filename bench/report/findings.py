@@ -40,13 +40,13 @@ STATIC = "https://www.mindspore.cn/tutorials/en/r2.10.0/compile/static_graph.htm
 # mode with no entry is "not found" (another mode's page is not cited for it).
 VIEW_DOC = (
     "partly: the static-graph tutorial documents view operations in graph mode for Ascend "
-    "only, and the view guide says `reshape` may copy; nothing says a CPU view keeps the "
+    "only, and the view guide says `reshape` may copy. Nothing says a CPU view keeps the "
     f"old value ([static graph: view and in-place operations]({STATIC}#view-and-in-place-"
     "operations))"
 )
 SET_DATA_DOC = (
     "yes, as an error message: `set_data` is not supported in `construct` or `@jit` (the "
-    "message names the static-graph syntax page); see the original report, "
+    "message names the static-graph syntax page). See the original report, "
     "[mindspore#327](https://github.com/mindspore-ai/mindspore/issues/327)"
 )
 DOCUMENTED = {
@@ -174,7 +174,7 @@ class Entry:
         said = {m: documented(kind, m, self.shapes.get(m, []), self.outcome) for m in self.modes}
         if len(set(said.values())) == 1:
             return next(iter(said.values()))
-        return "; ".join(f"{m}: {text}" for m, text in said.items())
+        return ". ".join(f"{MODES[m].label if m in MODES else m}: {text}" for m, text in said.items())
 
 
 CALLS = re.compile(

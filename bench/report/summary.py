@@ -269,12 +269,12 @@ def _provenance(run: RunData) -> list[str]:
     return [
         *fmt.table(["", ""], facts),
         "Step times are throughput: a block of k steps synchronized once at its end. A race "
-        "times, in the same rounds of one process, a block of every candidate, of each one's "
-        "twin, of the base twin and of its A/A copy, forward then backward (A B … B A); a "
-        "process's value is the 20 % trimmed mean of its per-round log-ratios, and processes "
-        "combine with the mode's between-process variance (Paule–Mandel) into a t-interval on "
-        "Welch–Satterthwaite degrees of freedom (`bench/core/cellstats.py`). Runs older than "
-        "the races time each strategy against its own twin only.",
+        "times a block of every candidate, of each one's twin, of the base twin and of its A/A "
+        "copy, in the same rounds of one process. The rounds go forward then backward "
+        "(A B … B A). A process's value is the 20 % trimmed mean of its per-round log-ratios. "
+        "Processes combine with the mode's between-process variance (Paule–Mandel) into a "
+        "t-interval on Welch–Satterthwaite degrees of freedom (`bench/core/cellstats.py`). Runs "
+        "older than the races time each strategy against its own twin only.",
         "",
     ]
 
