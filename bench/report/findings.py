@@ -174,7 +174,9 @@ class Entry:
         said = {m: documented(kind, m, self.shapes.get(m, []), self.outcome) for m in self.modes}
         if len(set(said.values())) == 1:
             return next(iter(said.values()))
-        return ". ".join(f"{MODES[m].label if m in MODES else m}: {text}" for m, text in said.items())
+        return ". ".join(
+            f"{MODES[m].label if m in MODES else m}: {text}" for m, text in said.items()
+        )
 
 
 CALLS = re.compile(
