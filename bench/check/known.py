@@ -193,7 +193,7 @@ class Finding:
         return f"results/findings.md#{self.anchor}"
 
 
-def _outcome(entry: dict) -> str:
+def entry_outcome(entry: dict) -> str:
     """An entry's outcome as a finding's title says it: ``stale read at the first call only``,
     ``raises: RuntimeError: ...`` (the verdict's ``incorrect: `` taken off)."""
     return entry["outcome"].removeprefix(Status.INCORRECT.value + ": ")
@@ -218,7 +218,7 @@ def load_findings(records: list[dict], mode_labels: dict[str, str]) -> list[Find
                     anchor=e["anchor"],
                     title=e["title"],
                     workload=e["workload"],
-                    outcome=_outcome(e),
+                    outcome=entry_outcome(e),
                     modes=list(e["modes"]),
                     strategies=list(e["strategies"]),
                     rule=e["rule"],

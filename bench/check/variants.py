@@ -85,7 +85,7 @@ def cases(workload: str, records: list[dict] | None = None) -> list[dict]:
                 continue
             pair = e.get("pair")
             works = (pair["strategy"], pair["working_shape"], pair["mode"]) if pair else None
-            outcome = e["outcome"].removeprefix(Status.INCORRECT.value + ": ")
+            outcome = known.entry_outcome(e)
             out.append(
                 {"anchor": e["anchor"], "outcome": outcome, "strategy": ex["strategy"],
                  "shape": ex["shape"], "mode": ex["mode"], "pair": works}

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from bench.measured.modes import MODE_NAMES, label
 from bench.report.findings import Entry, entries
+from bench.report.releases import version_key
 
 
 def _error(outcome: str) -> str:
@@ -167,14 +168,10 @@ def repro_words(r: dict | None, prefix: str = "") -> str:
     path = prefix + r["script"].removeprefix("results/")
     said = f"[{r['lines']} lines]({path})"
     if on:
-        said += f", reproduces on {', '.join(sorted(on, key=_version))}"
+        said += f", reproduces on {', '.join(sorted(on, key=version_key))}"
     if off:
-        said += f"; not on {', '.join(sorted(off, key=_version))}"
+        said += f"; not on {', '.join(sorted(off, key=version_key))}"
     return said
-
-
-def _version(v: str) -> tuple:
-    return tuple(int(x) if x.isdigit() else 0 for x in v.split("."))
 
 
 def lines(

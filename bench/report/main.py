@@ -193,10 +193,10 @@ def write_overview(
                 results / w / "repros" / repro.script_name(r["strategy"], r["shape"], r["mode"])
             )
         }
-    write_text_atomic(results / "findings.md", overview.findings_page(runs, repro_links))
+    found = causes.of_runs(runs)  # once: the findings page, causes.json and README's block
+    write_text_atomic(results / "findings.md", overview.findings_page(runs, repro_links, found))
     write_text_atomic(  # what the check tool names a user's divergence after
-        results / causes.CAUSES_FILE,
-        causes.to_json(causes.of_runs(runs), runs, repro_links),
+        results / causes.CAUSES_FILE, causes.to_json(found, runs, repro_links)
     )
     write_text_atomic(results / "instances.md", instances.render(runs))
     if stands:
@@ -207,7 +207,7 @@ def write_overview(
         made = decisions.decide(runs, answers)
         write_text_atomic(results / "decisions.json", decisions.to_json(made, runs))
         if README.is_file():
-            readme.write(README, readme.blocks(runs, answers))
+            readme.write(README, readme.blocks(runs, answers, found=found))
 
 
 def _checked(run_dir: Path, workload: str | None) -> load.RunData:

@@ -238,8 +238,10 @@ def _provenance(runs) -> list[str]:
     ]
 
 
-def findings_page(runs: dict[str, RunData], repro_links: dict[str, dict]) -> str:
-    """results/findings.md: one entry per divergence."""
+def findings_page(runs: dict[str, RunData], repro_links: dict[str, dict], found=None) -> str:
+    """results/findings.md: its root causes (``found``: ``causes.of_runs(runs)`` already
+    computed), then one entry per divergence."""
+    found = causes.of_runs(runs) if found is None else found
     out = [
         "# Findings: where a mode computes something the code does not mean",
         "",
@@ -262,7 +264,7 @@ def findings_page(runs: dict[str, RunData], repro_links: dict[str, dict]) -> str
         "failing strategies call) and how they go wrong, over every workload and mode, most "
         "cells (strategy × shape × mode) first; each links to its entries.",
         "",
-        *causes.table(causes.of_runs(runs), causes.reduced()),
+        *causes.table(found, causes.reduced()),
         "",
     ]
     for w, run in runs.items():

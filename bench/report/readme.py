@@ -142,12 +142,14 @@ def answers_block(runs: dict[str, RunData], answers: dict, results: str = "resul
     return [*lines, f"The evidence per workload: {evidence}."]
 
 
-def findings_block(runs: dict[str, RunData]) -> list[str]:
-    """The root causes of every workload's findings (``causes``), most cells first: the eight
-    that affect most code shapes, one line each, then a count of the rest."""
+def findings_block(runs: dict[str, RunData], found=None) -> list[str]:
+    """The root causes of every workload's findings (``causes``; ``found``: ``causes.of_runs``
+    already computed), most cells first: the eight that affect most code shapes, one line each,
+    then a count of the rest."""
     from bench.report import causes
 
-    return causes.lines(causes.of_runs(runs), short=causes.reduced())
+    found = causes.of_runs(runs) if found is None else found
+    return causes.lines(found, short=causes.reduced())
 
 
 def runs_block(runs: dict[str, RunData]) -> list[str]:
@@ -224,9 +226,10 @@ def first_block(runs: dict[str, RunData], answers: dict) -> list[str]:
 
 
 def blocks(
-    runs: dict[str, RunData], answers: dict, text: str | None = None
+    runs: dict[str, RunData], answers: dict, text: str | None = None, found=None
 ) -> dict[str, list[str]]:
-    """Every generated block of README (``text``: README as it stands, default the file): the
+    """Every generated block of README (``text``: README as it stands, default the file;
+    ``found``: the runs' root causes, ``causes.of_runs``, when already computed): the
     answers (the coined words' first uses, where README's own prose above has not defined them,
     linked to its glossary), the findings, the runs, the contract, and the glossary of every
     word README uses."""
@@ -240,7 +243,7 @@ def blocks(
     out = {
         "first": first,
         "answers": answers_lines.split("\n"),
-        "findings": findings_block(runs),
+        "findings": findings_block(runs, found),
         "runs": runs_block(runs),
         "contract": discovery.contract_lines(),  # the strategy contract load enforces
     }
