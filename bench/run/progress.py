@@ -2,7 +2,9 @@
 
 Before anything is measured, the ETA comes from a cost model: seconds per item for each phase
 and mode, measured on a 2-core machine of the kind this suite runs on (see README, "How long").
-As items finish, the observed rate of each phase and mode replaces the model's.
+As items finish, the observed rate of each phase and mode replaces the model's. A timing item is
+a race (all its members); a later stage's races are expected as many as one process of stage 0
+had, until the stage is planned.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ import time
 from bench.measured.modes import GRAPH, JIT_AST, JIT_BYTECODE, PYNATIVE, PYNATIVE_BLOCKING
 
 # Seconds per item, measured on this machine: gate (one variant, all its steps, compile
-# included), prepare (one calibration or screened shape), time (one cell in one process).
+# included), prepare (one calibration or screened shape), time (one race in one process: every
+# member's build, first call, warm-up and rounds; from the brn and clip references' progress
+# lines of 2026-12-06, about 40-80 s per mode and process of three races).
 MODEL = {
     "gate": {
         GRAPH: 0.28,
@@ -30,11 +34,11 @@ MODEL = {
         JIT_BYTECODE: 0.6,
     },
     "time": {
-        GRAPH: 0.9,
-        PYNATIVE: 2.0,
-        PYNATIVE_BLOCKING: 1.0,
-        JIT_AST: 0.9,
-        JIT_BYTECODE: 1.0,
+        GRAPH: 15.0,
+        PYNATIVE: 25.0,
+        PYNATIVE_BLOCKING: 20.0,
+        JIT_AST: 15.0,
+        JIT_BYTECODE: 15.0,
     },
 }
 PROCESS_START = 6.0  # importing MindSpore, pinning threads, warming up
@@ -57,7 +61,9 @@ class Progress:
         self.done: dict[tuple[str, str], int] = {}
         self.spent: dict[tuple[str, str], float] = {}
         self.processes: dict[str, int] = {}
+        self.expected: dict[tuple[str, str], int] = {}  # items a later step may still plan
         self.parallel = parallel or {}
+        self.open: dict[object, tuple[str, str, float]] = {}
 
     def plan(self, phase: str, mode: str, items: int, processes: int = 1) -> None:
         """Announce ``items`` more items of a phase (the ETA counts them from now on)."""
@@ -65,23 +71,46 @@ class Progress:
         self.todo[key] = self.todo.get(key, 0) + items
         self.processes[phase] = self.processes.get(phase, 0) + processes
 
+    def expect(self, phase: str, mode: str, items: int) -> None:
+        """Items that may come (a later stage's races, known only once the earlier ones are
+        decided): counted in the ETA until ``settle`` replaces them with what is planned."""
+        key = (phase, mode)
+        self.expected[key] = self.expected.get(key, 0) + items
+
+    def settle(self, phase: str) -> None:
+        """The expected items of ``phase`` are now known: forget the guess."""
+        self.expected = {k: n for k, n in self.expected.items() if k[0] != phase}
+
     def finished(self, phase: str, mode: str, seconds: float) -> None:
         key = (phase, mode)
         self.done[key] = self.done.get(key, 0) + 1
         self.spent[key] = self.spent.get(key, 0.0) + seconds
 
+    def item_started(self, who, phase: str, mode: str) -> None:
+        """``who`` (one worker process) began an item; its first record finishes it."""
+        self.open[who] = (phase, mode, time.monotonic())
+
+    def item_recorded(self, who) -> None:
+        """A record of ``who``'s item: the item is finished at its first (a race's members
+        each report a record, and the race is one item)."""
+        if who in self.open:
+            phase, mode, at = self.open.pop(who)
+            self.finished(phase, mode, time.monotonic() - at)
+
     def process_started(self, phase: str) -> None:
         self.processes[phase] = max(0, self.processes.get(phase, 0) - 1)
 
+    def rate(self, key: tuple[str, str]) -> float:
+        """Seconds per item: the mean of those finished, else the model's."""
+        done = self.done.get(key, 0)
+        return self.spent[key] / done if done else MODEL[key[0]].get(key[1], 1.0)
+
     def eta(self) -> float:
         left = 0.0
-        for key, todo in self.todo.items():
-            remaining = todo - self.done.get(key, 0)
-            if remaining <= 0:
-                continue
-            done = self.done.get(key, 0)
-            rate = self.spent[key] / done if done >= 3 else MODEL[key[0]].get(key[1], 1.0)
-            left += remaining * rate / self.parallel.get(key[0], 1)
+        for key in set(self.todo) | set(self.expected):
+            remaining = self.todo.get(key, 0) - self.done.get(key, 0)
+            remaining = max(0, remaining) + self.expected.get(key, 0)
+            left += remaining * self.rate(key) / self.parallel.get(key[0], 1)
         for phase, n in self.processes.items():
             left += n * PROCESS_START / self.parallel.get(phase, 1)
         return left

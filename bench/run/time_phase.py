@@ -84,8 +84,25 @@ def _ks(timings) -> dict[tuple, int]:
     return out
 
 
+def _plan_stage_zero(ctx: RunContext, cells: dict[str, list[Item]]) -> None:
+    """The ETA counts every process of stage 0 from its start (a later process is built only
+    once the first has run, to reuse its k): each mode's items not yet recorded, per process,
+    and one process per item where each race needs its own."""
+    for process in range(ctx.plan.precision.processes):
+        for mode, items in cells.items():
+            done = recorded_tests(ctx.run.timing_of(mode, process))
+            todo = sum(c.test_id(mode) not in done for c in items)
+            if todo:
+                starts = todo if ctx.mode(mode).race_per_process else 1
+                ctx.progress.plan("time", mode, todo, starts)
+    for mode, items in cells.items():  # a later stage: at most one process's races per mode
+        if ctx.plan.precision.stages and not ctx.mode(mode).distribution:
+            ctx.progress.expect("time", mode, len(items))
+
+
 def stage_zero(ctx: RunContext, cells: dict[str, list[Item]]) -> None:
     precision = ctx.plan.precision
+    _plan_stage_zero(ctx, cells)
     jobs = []
     for process in range(precision.processes):
         if ctx.past_deadline():
@@ -97,9 +114,7 @@ def stage_zero(ctx: RunContext, cells: dict[str, list[Item]]) -> None:
                 precision.distribution_rounds if ctx.mode(mode).distribution else precision.rounds
             )
             mine = [replace(c, rounds=rounds, k=ks.get(_key(mode, c), 0)) for c in items]
-            for job in _jobs(ctx, mode, process, 0, mine):
-                jobs.append(job)
-                ctx.progress.plan("time", mode, len(job.items), 1)
+            jobs += _jobs(ctx, mode, process, 0, mine)
         random.Random(f"{ctx.plan.seed}-{process}").shuffle(jobs)  # modes interleave
         _run_jobs(ctx, jobs)
 
@@ -114,6 +129,7 @@ def later_stage(
     the answer is chosen from} (``prepare_phase.candidates``), so the decisions settled are the
     ones the report makes (default: every working strategy)."""
     precision = ctx.plan.precision
+    ctx.progress.settle("time")  # what this stage times replaces the guess
     if ctx.past_deadline():
         return False
     rec = records.Records(ctx.run.path)
@@ -210,14 +226,12 @@ def short_of(ctx: RunContext, cells: dict[str, list[Item]]) -> dict:
 
 def _time_job(ctx: RunContext, job: Job) -> None:
     ctx.progress.process_started("time")
-    started = {}
 
     def handle(event):
         if event["event"] == "start":
-            started[event["key"]] = time.monotonic()
+            ctx.progress.item_started(job.out, "time", job.mode)
         elif event["event"] == "cell":
-            took = time.monotonic() - started.get(event["key"], time.monotonic())
-            ctx.progress.finished("time", job.mode, took)
+            ctx.progress.item_recorded(job.out)  # a race's first member finishes the item
             ctx.progress.line(
                 f"time {job.mode} p{job.process}: {event['key']}: "
                 f"{event['step_s'] * 1e3:.3f} ms/step, ×{event['ratio']:.3f} vs twin"

@@ -1,0 +1,68 @@
+"""The progress line's ETA (issue 52: it said 42 s with ten minutes left). A race is one item
+however many members it reports; the items of every process of stage 0 count from the start; a
+later stage's races are expected until planned. The clock is faked: nothing waits."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.run import progress as P
+from bench.run.progress import PROCESS_START, Progress
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    now = [1000.0]
+    monkeypatch.setattr(P.time, "monotonic", lambda: now[0])
+    return now
+
+
+def test_a_race_is_one_item_however_many_members_report(clock):
+    p = Progress(out=lambda _: None)
+    p.plan("time", "graph", 3, processes=0)
+    p.item_started("job", "time", "graph")
+    clock[0] += 20.0
+    for _ in range(12):  # twelve members of one race report a record each
+        p.item_recorded("job")
+    assert p.done[("time", "graph")] == 1
+    assert p.spent[("time", "graph")] == pytest.approx(20.0)
+    assert p.eta() == pytest.approx(2 * 20.0)  # two races left at the observed 20 s each
+
+
+def test_two_workers_of_one_mode_keep_their_own_items(clock):
+    p = Progress(out=lambda _: None)
+    p.plan("time", "graph", 4, processes=0)
+    p.item_started("p0", "time", "graph")
+    clock[0] += 5.0
+    p.item_started("p1", "time", "graph")
+    clock[0] += 10.0
+    p.item_recorded("p1")
+    p.item_recorded("p0")
+    assert p.done[("time", "graph")] == 2
+    assert p.spent[("time", "graph")] == pytest.approx(15.0 + 10.0)
+
+
+def test_before_any_item_the_model_and_process_starts_give_the_eta():
+    p = Progress(out=lambda _: None)
+    p.plan("time", "pynative", 3, processes=1)
+    p.plan("time", "graph", 3, processes=1)
+    want = 3 * P.MODEL["time"]["pynative"] + 3 * P.MODEL["time"]["graph"] + 2 * PROCESS_START
+    assert p.eta() == pytest.approx(want)
+
+
+def test_expected_items_count_until_the_stage_is_planned(clock):
+    p = Progress(out=lambda _: None)
+    p.plan("time", "graph", 3, processes=0)
+    p.expect("time", "graph", 3)
+    assert p.eta() == pytest.approx(6 * P.MODEL["time"]["graph"])
+    p.settle("time")
+    p.plan("time", "graph", 1, processes=0)  # the later stage: one race still open
+    assert p.eta() == pytest.approx(4 * P.MODEL["time"]["graph"])
+
+
+def test_the_eta_never_counts_more_done_than_planned_as_negative(clock):
+    p = Progress(out=lambda _: None)
+    p.plan("gate", "graph", 1, processes=0)
+    for _ in range(3):
+        p.finished("gate", "graph", 1.0)
+    assert p.eta() == 0.0
