@@ -116,7 +116,9 @@ def markdown(r: Report, out: Path) -> str:
         "",
     ]
     for d in r.divergences:
-        lines += [f"## {label(d['mode'])}: {', '.join(d['kinds'])}", "", f"{d['detail']}", ""]
+        head, *rest = d["detail"].split("; ")  # one line per array the detail names
+        lines += [f"## {label(d['mode'])}: {', '.join(d['kinds'])}", "", head]
+        lines += [*(f"- {part}" for part in rest), ""] if rest else [""]
         lines += [f"- *{k}*: {m}" for k, m in zip(d["kinds"], d["meaning"])]
         if d["constructs"]:
             lines += [
@@ -142,7 +144,10 @@ def markdown(r: Report, out: Path) -> str:
             lines += [
                 "",
                 f"**What to write** in {q['mode']} for {names}: the suite's answer **to "
-                f"{q['kind_words']}** ({q['why']}): {q['answer']}",
+                f"{q['kind_words']}**.",
+                "",
+                f"- Why this kind: {q['why']}.",
+                f"- The answer: {q['answer']}",
             ]
             if q["code"]:
                 lines += ["", "```python", *q["code"], "```"]

@@ -199,8 +199,8 @@ def calibration(run: RunData) -> list[str]:
         f"outside ± the margin ({run.margin.describe()}) turns every decision of the mode at that "
         "size undetermined. The between-process spread is the mode's between-process standard "
         "deviation τ of a process's value around the cell's (Paule–Mandel over every cell timed "
-        "in two processes, with Cochran's Q and its p: a small p means processes disagree more "
-        "than their rounds explain); it widens every interval.",
+        "in two processes); it widens every interval. Cochran's Q and its p stand beside it: a "
+        "small p means processes disagree more than their rounds explain.",
         "",
         *fmt.table(head, rows),
     ]
@@ -326,15 +326,18 @@ def big_state(run: RunData) -> list[str]:
     if rows.empty:
         return []
     bw = run.bandwidth
-    points = ", ".join(
+    points = [
         f"{p['array_bytes'] / 2**20:g} MiB: copy {p['copy_GBs']} / triad {p['triad_GBs']} GB/s"
         for p in bw.get("points", [])
-    )
+    ]
     out = [
         f"Memory bandwidth measured in this run (one thread, best of {bw.get('repeats')}; "
-        f"last-level cache {bw.get('llc_bytes', 0) / 2**20:g} MiB): {points}. × floor = time per "
-        "step / (bytes the update must move ÷ the bandwidth at the nearest working-set size "
-        "above); 1 = as fast as memory allows.",
+        f"last-level cache {bw.get('llc_bytes', 0) / 2**20:g} MiB):",
+        "",
+        *(f"- {p}" for p in points),
+        "",
+        "× floor = time per step / (bytes the update must move ÷ the bandwidth at the nearest "
+        "working-set size above); 1 = as fast as memory allows.",
         "",
     ]
     for mode in run.modes:

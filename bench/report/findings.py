@@ -166,17 +166,22 @@ class Entry:
         return slug if self.n == 1 else f"{slug}-{self.n}"
 
     @property
-    def documented(self) -> str:
-        """Per mode, what that mode's own pages say ("not found" rather than another's)."""
+    def documented_by_mode(self) -> dict[str, str]:
+        """Per mode, what that mode's own pages say ("not found" rather than another's); one
+        entry, keyed "", when every mode's pages say the same."""
         if self.eager:
-            return "no: PYNATIVE itself departs from eager semantics here (an eager-mode bug)"
+            return {"": "no: PYNATIVE itself departs from eager semantics here (an eager-mode bug)"}
         kind = self.kind or self.outcome.split(":")[0]
         said = {m: documented(kind, m, self.shapes.get(m, []), self.outcome) for m in self.modes}
         if len(set(said.values())) == 1:
-            return next(iter(said.values()))
-        return ". ".join(
-            f"{MODES[m].label if m in MODES else m}: {text}" for m, text in said.items()
-        )
+            return {"": next(iter(said.values()))}
+        return {MODES[m].label if m in MODES else m: text for m, text in said.items()}
+
+    @property
+    def documented(self) -> str:
+        """``documented_by_mode`` as one paragraph."""
+        said = self.documented_by_mode
+        return ". ".join(f"{m}: {t}" if m else t for m, t in said.items())
 
 
 CALLS = re.compile(
@@ -385,7 +390,9 @@ def issue(
             "(one dimension of the code changed).",
             "",
         ]
-    out += ["## Documentation", "", e.documented, "", "## Reproduce", ""]
+    said = e.documented_by_mode
+    doc = [f"- {m}: {t}" if m else t for m, t in said.items()]
+    out += ["## Documentation", "", *doc, "", "## Reproduce", ""]
     if scripts.get(FAILING):
         out += [
             "Only `mindspore` and `numpy` needed: `python repro.py` prints expected vs observed "

@@ -71,14 +71,14 @@ def render(runs: dict[str, RunData]) -> str:
         "",
         "A network has many layers of one class, and a layer runs many times: that the first "
         "instance is right at every call proves little. After a cell works, the gate runs it "
-        "again as a second and then a third instance of the same class in the same process "
-        "(under bytecode capture, where later instances were seen to stop writing; "
-        "`findings/bytecode_parameter_tuple.py` shows one reason: a later instance can run the "
-        "first one's graph), and as two layers of one network whose `construct` is compiled or "
-        "captured as a whole (every compiled mode). Each cell below: the cells failing there "
-        "only, of the working cells the check ran on. The last column: of the silent failures, "
-        "those at the first call(s) only (a later call is right: another bug than a failure at "
-        "every call). Each is an entry of [the findings](findings.md).",
+        "again as a second and then a third instance of the same class in the same process. It "
+        "does so under bytecode capture, where later instances were seen to stop writing "
+        "(`findings/bytecode_parameter_tuple.py` shows one reason: a later instance can run the "
+        "first one's graph). In every compiled mode it also runs the cell as two layers of one "
+        "network whose `construct` is compiled or captured as a whole. Each cell below: the "
+        "cells failing there only, of the working cells the check ran on. The last column: of "
+        "the silent failures, those at the first call(s) only (a later call is right: another "
+        "bug than a failure at every call). Each is an entry of [the findings](findings.md).",
         "",
     ]
     for w, run in runs.items():

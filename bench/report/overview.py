@@ -5,6 +5,7 @@ README's blocks are ``readme``."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from bench.core import paths
@@ -120,10 +121,10 @@ def _calibration(runs) -> list[str]:
         "turns every decision of that mode at that size undetermined.",
         "",
         *fmt.table(["mode", "A/A intervals containing 1, all workloads", *names], cover),
-        "The spread between processes, per mode and workload: τ, the between-process standard "
+        "The spread between processes, per mode and workload: τ is the between-process standard "
         "deviation of a process's value around its cell's (Paule–Mandel, over every cell timed "
-        "in two processes), with Cochran's Q and its p (a small p: processes disagree more than "
-        "their rounds explain); every interval is widened by it.",
+        "in two processes). Cochran's Q and its p stand beside it: a small p means processes "
+        "disagree more than their rounds explain. Every interval is widened by τ.",
         "",
         *fmt.table(["mode", *names], spread),
     ]
@@ -191,11 +192,11 @@ def _candidates(runs) -> list[str]:
         ]
         out += [f"**{label(mode)}**", "", *fmt.table(["strategy", *cols, "documented"], rows)]
     return [
-        "Each strategy in each workload: where it is correct in every shape the answer must hold "
-        "in, its cost against that workload's fastest candidate (*fastest*, *equivalent*, "
-        "*faster*, *slower* or *undetermined*, by the margin; strategies that are not "
-        "candidates are compared too, so a faster undocumented API shows), otherwise the first "
-        "shape where it is not correct:",
+        "Each strategy in each workload. Where it is correct in every shape the answer must hold "
+        "in: its cost against that workload's fastest candidate, by the margin (*fastest*, "
+        "*equivalent*, *faster*, *slower* or *undetermined*). Strategies that are not candidates "
+        "are compared too, so a faster undocumented API shows. Otherwise: the first shape where "
+        "it is not correct.",
         "",
         *out,
     ]
@@ -245,24 +246,29 @@ def findings_page(runs: dict[str, RunData], repro_links: dict[str, dict], found=
     out = [
         "# Findings: where a mode computes something the code does not mean",
         "",
-        "Each entry: what diverges, where, expected (what the code means under eager "
-        "semantics) against observed, one minimal pair (two shapes one change apart) with a "
-        "reproduction script for each side (`python <script>` prints REPRODUCED when it sees "
-        "exactly what the gate saw), and what MindSpore's documentation says. Under "
-        '`jit(capture_mode="bytecode")` the same code can behave differently from one process '
-        "to the next (the *differs between processes* entries: their script runs the cell in "
-        "several fresh processes). A script runs the checks the gate ran for its outcome (a "
-        "second and a third instance of the class under bytecode capture, two instances as the "
-        "layers of one network in every compiled mode), and a crash or a hang in a child "
-        "process, attributed to the check it was in. `nox -s conformance` runs each committed "
-        "script alone, once, and fails on a script that does not reproduce; each script names "
-        "the run it was written from.",
+        "Each entry says:",
+        "",
+        "- what diverges, and where;",
+        "- what the code means under eager semantics (expected), and what ran (observed);",
+        "- one minimal pair: two shapes one change apart, with a script for each side;",
+        "- what MindSpore's documentation says.",
+        "",
+        "`python <script>` prints REPRODUCED when it sees exactly what the gate saw. "
+        "A script runs the checks the gate ran for its outcome: a second and a third instance "
+        "under bytecode capture, and two instances as the layers of one network in every "
+        "compiled mode. A crash or a hang is seen in a child process and named by its check.",
+        "",
+        'Under `jit(capture_mode="bytecode")` the same code can behave differently from one '
+        "process to the next. The *differs between processes* entries' scripts run the cell "
+        "in several fresh processes. `nox -s conformance` runs each committed script alone, "
+        "once, and fails on a script that does not reproduce. Each script names the run it was "
+        "written from.",
         "",
         "## Root causes",
         "",
-        "The entries below grouped by what triggers them (one construct, or the APIs the "
-        "failing strategies call) and how they go wrong, over every workload and mode, most "
-        "cells (strategy × shape × mode) first; each links to its entries.",
+        "The entries below, grouped by what triggers them and how they go wrong. A trigger is "
+        "one construct, or the APIs the failing strategies call. Over every workload and mode, "
+        "most cells (strategy × shape × mode) first; each links to its entries.",
         "",
         *causes.table(found, causes.reduced()),
         "",
@@ -303,8 +309,7 @@ def _entry(run: RunData, e: findings.Entry, links: dict, w: str) -> list[str]:
         f"- **strategies**: {', '.join(f'`{s}`' for s in e.strategies)}",
         *([f"- **when**: {when(e)}"] if e.calls and e.calls != "at every call" else []),
         f"- **expected** (the code's meaning): {expected}",
-        f"- **observed** in `{ex.get('strategy')}` `{ex.get('shape')}` "
-        f"{label(ex.get('mode'))}: {fmt.cell(ex.get('detail', ''))[:400]}",
+        *observed(ex),
     ]
     if e.pair:
         s, mode, good, bad = e.pair
@@ -322,8 +327,32 @@ def _entry(run: RunData, e: findings.Entry, links: dict, w: str) -> list[str]:
         link = links.get((ex.get("strategy"), ex.get("shape"), ex.get("mode")))
         if link:
             lines.append(f"- **reproduce**: `python results/{w}/{link}`")
-    lines += [f"- **documented**: {e.documented}", ""]
+    said = e.documented_by_mode
+    if len(said) == 1:
+        lines += [f"- **documented**: {next(iter(said.values()))}", ""]
+    else:
+        lines += ["- **documented**:", *(f"  - {m}: {text}" for m, text in said.items()), ""]
     return lines
+
+
+ERROR = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Interrupt)): (.*)$")
+STATE = re.compile(r": (?=[\w.\[\]]+ = )")
+
+
+def observed(ex: dict) -> list[str]:
+    """The example's detail as a bullet: MindSpore's own error message as code, and one
+    sub-bullet per state it names (a detail lists them with "; " after the step)."""
+    detail = fmt.cell(ex.get("detail", ""))[:400]
+    head, *states = detail.split("; ")
+    first = STATE.split(head, maxsplit=1)
+    if len(first) == 2:
+        head, states = f"{first[0]}:", [first[1], *states]
+    error = ERROR.search(head)
+    if error:
+        message = error.group(2).replace("`", "'")
+        head = head[: error.start()] + f"`{error.group(1)}: {message}`"
+    where = f"`{ex.get('strategy')}` `{ex.get('shape')}` {label(ex.get('mode'))}"
+    return [f"- **observed** in {where}: {head}", *(f"  - {part}" for part in states)]
 
 
 def when(e: findings.Entry) -> str:

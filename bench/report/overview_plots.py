@@ -12,6 +12,8 @@ import numpy as np
 from bench.core.schema import Status
 from bench.measured.modes import MODES, label
 from bench.report.plots import (
+    ADDED_AXIS,
+    _draw_linear,
     _figure,
     _log,
     _save,
@@ -118,16 +120,14 @@ def answer_figure(runs: dict, answers: dict, path: Path) -> Path | None:
             _log(ax, "x")
             ax.xaxis.set_major_locator(LogLocator(base=10))  # a decade's labels only: no overlap
             ax.xaxis.set_minor_formatter(NullFormatter())
-            ax.set_yscale("symlog", linthresh=10)
-            ax.axhspan(-10, 10, color="0.92", zorder=0)
-            ax.axhline(0, color="black", lw=0.8)
+            _draw_linear(ax, p["series"], fontsize=7)
             title = f"{answer.KINDS[p['kind']]}\n{label(p['mode'])} ({p['workload']})"
             if p["pick"] is None:
                 title += ": no answer"
             ax.set(title=title, xlabel=f"size {p['run'].symbol}")
             ax.title.set_fontsize(9)
             ax.grid(True, which="both", alpha=0.3)
-            ax.set_ylabel("added per step (µs; linear inside the grey ±10)", fontsize=8)
+            ax.set_ylabel(ADDED_AXIS, fontsize=8)
     if not handles:  # no timed series anywhere (gate-only runs): each panel says why in words
         print(f"report: {path.name}: no timed series in any panel: drawn without a legend")
     else:

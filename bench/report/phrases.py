@@ -357,8 +357,8 @@ def crossover_words(symbol: str, strategy: str, found) -> str:
         for (faster, slower), others in sorted(groups.items())
     ]
     return (
-        f"{CROSSOVER}: head to head, `{strategy}`'s whole step is {'; it is '.join(clauses)} "
-        "(the answer is decided over every size; at yours, the shorter step is the cheaper)"
+        f"{CROSSOVER}: head to head, `{strategy}`'s whole step is {'; it is '.join(clauses)}. "
+        "The answer is decided over every size; at yours, the shorter step is the cheaper"
     )
 
 

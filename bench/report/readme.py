@@ -65,7 +65,13 @@ def not_slower_words(table: dict[str, dict[str, str]], strategy: str, run=None, 
             continue
         bound = answer.excess_bound(run, mode, s) if run is not None else None
         others.append(f"`{s}`" + (f" (≤ {bound_words(bound)})" if bound else ""))
-    return f"Not shown slower than it: {', '.join(others)}." if others else ""
+    if not others:
+        return ""
+    heads = ("Not shown slower than it", "Nor slower")  # three a sentence: none over 40 words
+    return " ".join(
+        f"{heads[min(i, 1)]}: {', '.join(others[i * 3 : i * 3 + 3])}."
+        for i in range((len(others) + 2) // 3)
+    )
 
 
 def bound_words(bound) -> str:

@@ -14,19 +14,26 @@ from bench.report.load import RunData
 
 
 def provenance_line(run: RunData) -> str:
+    """Where the run comes from, one fact a line."""
     env, m = run.environment, run.manifest
     load = run.load
     quiet = (
-        f"the rest of the machine used {load['max']:.2f} CPU at most while timing"
+        f"The rest of the machine used {load['max']:.2f} CPU at most while timing"
         if load
-        else "no timing"
+        else "No timing"
     )
     if load and load["max"] > 0.1:
-        quiet = f"**measured while the rest of the machine used up to {load['max']:.2f} CPU**"
-    return (
-        f"Run `{m.run_id}` ({m.status}, {run.tier} tier) · MindSpore {env.get('mindspore', '?')} "
-        f"on {env.get('cpu', '?')} ({env.get('cpu_count', '?')} CPUs) · {str(m.started)[:10]} · "
-        f"`{fmt.command(m.command)}` · {reused_gate(run)}{quiet} · [provenance](#provenance)"
+        quiet = f"**Measured while the rest of the machine used up to {load['max']:.2f} CPU**"
+    reused = reused_gate(run)
+    return "\n".join(
+        [
+            f"- Run `{m.run_id}` ({m.status}, {run.tier} tier), {str(m.started)[:10]}.",
+            f"- MindSpore {env.get('mindspore', '?')} on {env.get('cpu', '?')} "
+            f"({env.get('cpu_count', '?')} CPUs).",
+            f"- Command: `{fmt.command(m.command)}`.",
+            *([f"- {reused}."] if reused else []),
+            f"- {quiet}. [Provenance](#provenance).",
+        ]
     )
 
 
@@ -38,7 +45,7 @@ def reused_gate(run: RunData) -> str:
     if not (came != "").any():
         return ""
     origins = ", ".join(f"`{r}`" for r in sorted(set(came[came != ""])))
-    return f"{int((came != '').sum())} of {len(came)} verdicts reused from {origins} · "
+    return f"{int((came != '').sum())} of {len(came)} verdicts reused from {origins}"
 
 
 def correct_everywhere(run: RunData, strategy: str, mode: str) -> str:

@@ -16,7 +16,7 @@ ORIGINAL_REPORT = (
     "on CPU, a MindSpore 2.5 user's `self.limit.set_data(...)` inside "
     "`construct` fails to compile in GRAPH_MODE (`RuntimeError: Failed to compile in "
     "GRAPH_MODE because the 'Parameter' object's method 'set_data' is not supported in "
-    "'construct'`) while PYNATIVE_MODE runs it; the cell clips its input to ±limit and grows "
+    "'construct'`) while PYNATIVE_MODE runs it. The cell clips its input to ±limit and grows "
     "the limit a little every step, as Batch Renormalization's r_max and d_max do "
     "([the report, in Chinese](https://github.com/mindspore-ai/mindspore/issues/327))"
 )
@@ -28,7 +28,7 @@ TERMS = {
     "network. The shapes where an answer fails outside them are listed under it",
     "code shape": "how the same update is written in `construct`: inline, through a helper "
     "method, inside `ops.depend`; read through the Parameter, a local alias, a copy or a view; "
-    "before or after the read (the shapes page shows the lines each one produces)",
+    "before or after the read. The shapes page shows the lines each one produces",
     "eager semantics": "what the code means when run line by line as NumPy or PyTorch would. A "
     "local name bound to a Parameter is that Parameter, a `reshape` of it is a view that sees "
     "in-place writes, a `copy()` is a snapshot. Every verdict compares a mode with this meaning",

@@ -232,7 +232,8 @@ def test_markdown_quotes_the_finding_and_the_answer(tmp_path):
     assert "      root cause 3: GRAPH_MODE: `read=view` — stale read" in R.terminal(r)
     assert (
         "**What to write** in GRAPH_MODE for `p`: the suite's answer **to replace a small "
-        "Parameter every step** (`p`: 1 element (fewer than 4096 elements)): `assign` (+1 µs)."
+        "Parameter every step**.\n\n- Why this kind: `p`: 1 element (fewer than 4096 elements)."
+        "\n- The answer: `assign` (+1 µs)."
     ) in md
     assert "```python\nops.assign(p, new)\n```" in md
     assert "view read before an in-place write (line 4)" in md

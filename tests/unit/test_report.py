@@ -110,7 +110,38 @@ def test_every_strategy_keeps_one_style_everywhere():
     styles = plots.style(["mine", "theirs"])
     combos = [(s["color"], s["marker"], s["ls"]) for s in styles.values()]
     assert len(set(combos)) == len(combos)
+    # colour and marker alone tell every strategy apart (a legend's line style is hard to see)
+    assert len({(s["color"], s["marker"]) for s in styles.values()}) == len(combos)
     assert plots.style()["assign"] == plots.style(["zzz"])["assign"]
+
+
+def _series(name, y, lo, hi, answer=False):
+    return {"strategy": name, "x": [1, 64], "y": y, "lo": lo, "hi": hi, "answer": answer}
+
+
+@pytest.mark.parametrize(
+    "series, want",
+    [
+        # the answer's band decides the range (1.5 times its farthest value on each side, at
+        # least 5 % from 0); a far one is named with its farthest value
+        (
+            [_series("a", [1, 2], [-3, -1], [4, 6], answer=True),
+             _series("h", [300, 900], [250, 800], [350, 990])],
+            (-5.0, 9.0, ["h: +900 %"]),
+        ),
+        ([_series("a", [0.5, 0.2], [-0.1, -0.2], [1.0, 0.4], answer=True)], (-5.0, 5.0, [])),
+        # no answer: every series is shown, nothing is off the scale
+        ([_series("a", [1, 2], [0, 1], [2, 3]),
+          _series("b", [-20, 10], [-30, 5], [-10, 15])], (-45.0, 22.5, [])),
+        # a faster one far below is named too, with its sign
+        ([_series("a", [1, 2], [-3, -1], [4, 6], answer=True),
+          _series("f", [-50, -60], [-55, -65], [-45, -55])], (-5.0, 9.0, ["f: -60 %"])),
+        # all above 0: the range does not mirror it below
+        ([_series("a", [100, 600], [80, 500], [120, 700], answer=True)], (-5.0, 1050.0, [])),
+    ],
+)  # fmt: skip
+def test_the_added_plot_is_linear_around_the_answer_and_names_what_it_leaves_out(series, want):
+    assert plots.linear_limits(series) == (pytest.approx(want[0]), pytest.approx(want[1]), want[2])
 
 
 def test_the_plots_are_written_with_provenance(run, tmp_path, monkeypatch):
@@ -126,7 +157,7 @@ def test_the_plots_are_written_with_provenance(run, tmp_path, monkeypatch):
 
     monkeypatch.setattr(plots, "_save", capture)
     assert main.main([RUN.name, "--results-dir", str(_copy(tmp_path))]) == 0
-    assert {"support.png", "added-graph.png", "step_time-pynative.png"} <= set(texts)
+    assert {"support.png", "added-graph.png", "added-pynative.png"} <= set(texts)
     for name, lines in texts.items():
         assert any(plots.provenance(run) in line for line in lines), name
 
@@ -658,4 +689,27 @@ def test_a_run_says_how_many_verdicts_it_reused():
     gated = SimpleNamespace(verdicts=pd.DataFrame({"reused": ["", "", ""]}))
     assert summary.reused_gate(gated) == ""
     reused = SimpleNamespace(verdicts=pd.DataFrame({"reused": ["RUN-A", "", "RUN-A"]}))
-    assert summary.reused_gate(reused) == "2 of 3 verdicts reused from `RUN-A` · "
+    assert summary.reused_gate(reused) == "2 of 3 verdicts reused from `RUN-A`"
+
+
+@pytest.mark.parametrize(
+    "detail, want",
+    [
+        (
+            "write dropped at step 1 (N=16): r_max = 1, the code writes 1.25 (unchanged); "
+            "d_max = 0, the code writes 0.625 (unchanged)",
+            ["- **observed** in `s` `x` GRAPH_MODE: write dropped at step 1 (N=16):",
+             "  - r_max = 1, the code writes 1.25 (unchanged)",
+             "  - d_max = 0, the code writes 0.625 (unchanged)"],
+        ),
+        (
+            "step 1 (N=16), in one call: RuntimeError: Kernel select failed: `op` [X] on CPU",
+            ["- **observed** in `s` `x` GRAPH_MODE: step 1 (N=16), in one call: "
+             "`RuntimeError: Kernel select failed: 'op' [X] on CPU`"],
+        ),
+        ("crashed (SIGSEGV)", ["- **observed** in `s` `x` GRAPH_MODE: crashed (SIGSEGV)"]),
+    ],
+)  # fmt: skip
+def test_an_observed_detail_lists_its_states_and_quotes_the_error(detail, want):
+    ex = {"strategy": "s", "shape": "x", "mode": "graph", "detail": detail}
+    assert overview.observed(ex) == want

@@ -1,10 +1,11 @@
-"""No sentence over 40 words in README's own prose (issue 51): the generated blocks are left to
-the pages' renderers. The sentence splitter is checked on hand-made texts first, so the page
-test cannot pass by splitting nothing."""
+"""No sentence over 40 words on any page (issue 51): README's own prose, and every committed
+Markdown page, generated or written by hand. The sentence splitter is checked on hand-made texts
+first, so the page test cannot pass by splitting nothing."""
 
 from __future__ import annotations
 
 import re
+import subprocess
 
 import pytest
 
@@ -59,4 +60,20 @@ def test_no_sentence_of_readmes_own_prose_is_over_40_words():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     own = re.sub(r"<!-- (\w+):begin.*?<!-- \1:end -->", "", text, flags=re.S)
     long = [(words(s), s[:80]) for s in sentences(own) if words(s) > LIMIT]
+    assert not long, long
+
+
+def pages() -> list[str]:
+    """Every committed Markdown page (the repos' copies of a pinned run's report included)."""
+    out = subprocess.run(
+        ["git", "ls-files", "*.md"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert "README.md" in out and "results/summary.md" in out  # the listing found the pages
+    return out
+
+
+@pytest.mark.parametrize("page", pages())
+def test_no_sentence_on_a_page_is_over_40_words(page):
+    text = (ROOT / page).read_text(encoding="utf-8")
+    long = [(words(s), s[:80]) for s in sentences(text) if words(s) > LIMIT]
     assert not long, long
