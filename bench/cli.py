@@ -135,9 +135,9 @@ def parser() -> OneLineParser:
     p.add_argument(
         "--fresh-gate",
         action="store_true",
-        help="gate every variant again (default: reuse the verdicts of identical code on the "
-        "same MindSpore from earlier runs and the committed reference; a reused verdict names "
-        "the run that gated it)",
+        help="gate and screen every variant again (default: reuse the verdicts and the screen "
+        "of identical code on the same MindSpore from earlier runs and the committed reference; "
+        "a reused verdict or screen names the run that made it)",
     )
     p.add_argument(
         "--expected-dir",

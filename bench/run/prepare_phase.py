@@ -89,11 +89,21 @@ def choices(
 REUSED = "screen of identical code reused from run"
 
 
+def screens(ctx: RunContext) -> list:
+    """The earlier runs whose screens of identical code this run reuses
+    (``screen_cache.known``): always for a tier that does not screen; for one that does, unless
+    the run gates afresh (``--fresh-gate``: it measures everything again) or screens every
+    shape (``--screen-all``). A screen costs about 2.5 of a default clip run's 14 minutes."""
+    plan = ctx.plan
+    if plan.precision.screen and (not getattr(plan, "reuse_gate", False) or plan.screen_all):
+        return []
+    return screen_cache.known(ctx.run, plan.workload)
+
+
 def reused_screens(ctx: RunContext, verdicts, mode: str, runs: list) -> dict:
-    """For a tier that does not screen: ``screen_cache.reusable`` from ``runs``
-    (``screen_cache.known``) for every strategy with several ways of reading the state in
-    ``mode`` ({} for a tier that screens)."""
-    if ctx.plan.precision.screen or not runs:
+    """``screen_cache.reusable`` from ``runs`` (``screens``) for every strategy with several ways
+    of reading the state in ``mode``: what this run need not screen again."""
+    if not runs:
         return {}
     wanted = {
         s: [v.shape for v in classes.values()]
@@ -144,12 +154,18 @@ def prepare_phase(ctx: RunContext, verdicts) -> dict:
     measure_bandwidth(ctx)
     base = f"{CONTROL}/{ctx.workload.base_control}"
     jobs = []
+    runs = screens(ctx)
     for mode in shard.modes(plan):  # a shard (bench.run.shard): the modes it holds
         if ctx.run.prepare_file(mode).is_file():
             continue
         ok = select.twins_working(verdicts, mode)
         reps = representatives(ctx, verdicts, mode)
-        several = {s: r for s, r in reps.items() if len(r) > 1 or plan.screen_all}
+        reused = reused_screens(ctx, verdicts, mode, runs)  # chosen from there (``cells``)
+        several = {
+            s: r for s, r in reps.items() if (len(r) > 1 or plan.screen_all) and s not in reused
+        }
+        if reused:
+            ctx.progress.line(f"prepare {mode}: the screen of {len(reused)} strategies reused")
         if not (plan.precision.screen and several and base.split("/", 1)[1] in ok):
             continue
         size = plan.precision.screen_batch_size
@@ -179,11 +195,13 @@ def prepare_phase(ctx: RunContext, verdicts) -> dict:
         ctx.progress.process_started("prepare")
 
         def handle(event):
+            if event["event"] == "start":
+                ctx.progress.item_started(job.out, "prepare", job.mode)
             if event["event"] == "screen_failed":
                 ctx.progress.line(f"prepare {job.mode}: {event['key']}: not screened: "
                                   f"{event['detail']}")  # fmt: skip
             if event["event"] in ("calibrated", "screened", "screen_failed"):
-                ctx.progress.finished("prepare", job.mode, 0.4)
+                ctx.progress.item_recorded(job.out)  # its time as measured
 
         rerun_all = lambda *_: set()  # noqa: E731 - prepare writes its file at the end
         for failure in ctx.supervisor.run(job, f"prepare-{job.mode}", handle, kept=rerun_all):
@@ -203,7 +221,7 @@ def cells(ctx: RunContext, verdicts, prepared: dict) -> dict[str, list[Item]]:
     paired on the same rounds (``bench.run.race``)."""
     plan, base = ctx.plan, f"{CONTROL}/{ctx.workload.base_control}"
     out, chosen = {}, []
-    runs = [] if plan.precision.screen else screen_cache.known(ctx.run, plan.workload)
+    runs = screens(ctx)
     for mode in shard.modes(plan):  # a shard (bench.run.shard): the modes it holds
         twins_ok = select.twins_working(verdicts, mode)
         members = []

@@ -1,5 +1,7 @@
-"""A screen already made: a run whose tier does not screen (``--quick``) chooses each strategy's
-shape from the screen of identical code in an earlier run, where one exists.
+"""A screen already made: a run chooses each strategy's shape from the screen of identical code
+in an earlier run, where one exists, and screens only the rest. A tier that does not screen
+(``--quick``) always does so; one that does, unless the run gates afresh or screens every shape
+(``prepare_phase.screens``).
 
 Without a screen a run times each strategy's simplest shape, and for some writes that is the
 costliest way of reading the state: the clip's (1,) Parameter read directly costs 24–34× the

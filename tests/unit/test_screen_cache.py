@@ -207,3 +207,26 @@ def test_a_quick_run_of_identical_code_times_the_shapes_the_reference_chose(refe
     assert moved["strategy"] not in again and set(again) == set(reused) - {moved["strategy"]}
     why = prepare_phase.choices(ctx, gated, mode, {}, again)[moved["strategy"]][1]
     assert "not screened" in why
+
+
+@pytest.mark.parametrize(
+    "tier, reuse_gate, screen_all, reuses",
+    [
+        ("quick", False, False, True),  # a tier without a screen always takes one made before
+        ("quick", True, False, True),
+        ("default", True, False, True),  # a tier that screens reuses identical code's screen
+        ("default", False, False, False),  # --fresh-gate: everything measured again
+        ("default", True, True, False),  # --screen-all: every shape screened here
+        ("rigorous", True, False, True),
+    ],
+)
+def test_which_runs_reuse_an_earlier_screen(monkeypatch, tier, reuse_gate, screen_all, reuses):
+    from bench.run import prepare_phase
+    from bench.run.plan import TIERS
+
+    monkeypatch.setattr(screen_cache, "known", lambda run, workload: [f"{workload} earlier"])
+    plan = SimpleNamespace(
+        precision=TIERS[tier], reuse_gate=reuse_gate, screen_all=screen_all, workload="clip"
+    )
+    got = prepare_phase.screens(SimpleNamespace(plan=plan, run=None))
+    assert got == (["clip earlier"] if reuses else [])
