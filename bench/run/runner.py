@@ -24,7 +24,7 @@ from bench.run.gate_phase import gate_phase, regate_alone
 from bench.run.plan import Plan
 from bench.run.prepare_phase import candidates, cells, prepare_phase
 from bench.run.progress import fmt_duration
-from bench.run.time_phase import time_phase
+from bench.run.time_phase import expect_timing, time_phase
 
 
 def _raise_interrupt(signum, frame):
@@ -53,6 +53,8 @@ def run(
     ctx.save(manifest)
     try:
         ctx.generate()
+        if not plan.gate_only:
+            expect_timing(ctx)
         gated = final_verdicts.final(gate_phase(ctx), [])
         if not plan.gate_only:
             prepared = prepare_phase(ctx, gated)

@@ -84,10 +84,20 @@ def _ks(timings) -> dict[tuple, int]:
     return out
 
 
+def expect_timing(ctx: RunContext) -> None:
+    """Before the gate: the races the time phase will run, one per mode and size in each process
+    of stage 0 (``_plan_stage_zero`` replaces the guess), so the ETA counts them from the first
+    line on."""
+    precision = ctx.plan.precision
+    for mode in ctx.plan.modes:
+        ctx.progress.expect("time", mode, len(ctx.plan.batch_sizes) * precision.processes)
+
+
 def _plan_stage_zero(ctx: RunContext, cells: dict[str, list[Item]]) -> None:
     """The ETA counts every process of stage 0 from its start (a later process is built only
     once the first has run, to reuse its k): each mode's items not yet recorded, per process,
     and one process per item where each race needs its own."""
+    ctx.progress.settle("time")
     for process in range(ctx.plan.precision.processes):
         for mode, items in cells.items():
             done = recorded_tests(ctx.run.timing_of(mode, process))
