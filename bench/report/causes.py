@@ -174,6 +174,17 @@ def repro_words(r: dict | None, prefix: str = "") -> str:
     return said
 
 
+def bucket_words(bucket: list[dict]) -> str:
+    """``the same program shows it for 5 of 5 API × mode``: the bucket's evidence
+    (``reduce.confirm``); "" when not checked."""
+    if not bucket:
+        return ""
+    shown = sum(b["code"] == 0 for b in bucket)
+    said = f"the same program shows it for {shown} of {len(bucket)} API × mode"
+    missed = [f"`{b['strategy']}` {b['mode']}" for b in bucket if b["code"] != 0]
+    return said + (f" (not: {', '.join(missed)})" if missed else "")
+
+
 def lines(
     causes: list[Cause], shown: int = 8, link: str = "results/findings.md", short=None
 ) -> list[str]:
@@ -248,7 +259,10 @@ def table(causes: list[Cause], short=None) -> list[str]:
     ]
     for rank, c in enumerate(causes, 1):
         links = [f"[{e.workload}](#{e.slug})" for e in c.entries]
-        repro = repro_words((short or {}).get(c.slug)) or "the entries' scripts"
+        mine = (short or {}).get(c.slug)
+        repro = repro_words(mine) or "the entries' scripts"
+        checked = bucket_words(mine.get("bucket", []) if mine and mine.get("script") else [])
+        repro += f"; {checked}" if checked else ""
         rows.append(
             f"| {rank} | {c.title} | {c.cells} | {len(c.strategies)} | {', '.join(c.workloads)} "
             f"| {', '.join(links)} | {repro} |"
@@ -339,6 +353,7 @@ __all__ = [
     "CAUSES_FILE",
     "Cause",
     "Trigger",
+    "bucket_words",
     "from_json",
     "group",
     "issue_head",

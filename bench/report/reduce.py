@@ -39,7 +39,7 @@ from bench.core.io import write_text_atomic
 from bench.core.schema import Kind, Status
 from bench.measured.modes import GRAPH, JIT_AST, JIT_BYTECODE, PYNATIVE, PYNATIVE_BLOCKING
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: each cause's ``bucket``
 CALLS = 3
 TIMEOUT_S = 180.0
 PLACEMENTS = ("inline", "depend", "helper")
@@ -275,6 +275,9 @@ class Reduced:
     why_not: str = ""  # why it keeps its entry's own script
     entry_repro: str = ""  # the witness entry's script
     releases: dict = field(default_factory=dict)  # MindSpore version -> {code, said, seconds}
+    # the bucket's evidence: the same program for every API and mode the cause names
+    # (``confirm``): [{strategy, mode, code, printed}], code 0 where it shows the same outcome
+    bucket: list = field(default_factory=list)
 
 
 def candidates(cause: dict) -> list[tuple[str, str, str]]:
@@ -312,7 +315,7 @@ def reduce_cause(
     ``earlier``: {``same(program)``: its record} of an earlier reduction: a program written
     and run before (by any cause) is reused with its runs per release, not run again."""
     name = f"{cause['rank']:02d}-{cause['slug']}"[:60].rstrip("-") + ".py"
-    witness = next(e for e in cause["entries"] if e["anchor"] == cause["witness"])
+    witness = _witness(cause)
     r = Reduced(cause["rank"], cause["slug"], cause["title"], entry_repro=witness["repro"])
     try:
         expected = want(cause["outcome"], cause["calls"], witness["outcome"])
@@ -340,6 +343,8 @@ def reduce_cause(
         if paired:  # run before, with its minimal pair where the cause needs one
             write_text_atomic(path, text)
             kept = Reduced(**{**asdict(before), "rank": r.rank, "slug": r.slug, "title": r.title})
+            if before.slug != r.slug:  # another cause's APIs and modes: checked again (main)
+                kept.bucket = []
             kept.script, kept.entry_repro, kept.lines = (
                 _rel(path),
                 r.entry_repro,
@@ -367,6 +372,42 @@ def reduce_cause(
     return r
 
 
+def confirm(cause: dict, r: Reduced, python: str, strategies: Path, out_dir: Path) -> list[dict]:
+    """Is the cause one bucket? Its program, with the witness's placement, written again for
+    every strategy and mode the cause groups (the same program up to the write and the mode's
+    setup lines) and run alone: code 0 where it shows the cause's outcome at the same call. A
+    program already run (the witness's) is not run again."""
+    expected = want(cause["outcome"], cause["calls"], _witness(cause)["outcome"])
+    where = re.search(r"@(\w+)-", next(t for t in r.tried if ": REPRODUCED" in t)).group(1)
+    shown = {t.split(": ", 1)[0]: t.split(": ", 1)[1] for t in r.tried}
+    out = []
+    for strategy in cause["strategies"]:
+        for mode in cause["modes"]:
+            label = f"{strategy}@{where}-{mode}"
+            if shown.get(label, "").startswith("REPRODUCED"):
+                out.append({"strategy": strategy, "mode": mode, "code": 0,
+                            "printed": shown[label]})  # fmt: skip
+                continue
+            try:
+                source = (strategies / f"{strategy}.py").read_text(encoding="utf-8")
+                text = program(writer(source), mode, where, expected, cause["title"])
+            except (NotReduced, OSError) as err:
+                out.append({"strategy": strategy, "mode": mode, "code": None,
+                            "printed": f"not written: {err}"})  # fmt: skip
+                continue
+            path = out_dir / f"bucket-{cause['rank']:02d}.py"
+            write_text_atomic(path, text)
+            got = run(path, python)
+            path.unlink()
+            out.append({"strategy": strategy, "mode": mode, "code": got.code,
+                        "printed": got.said})  # fmt: skip
+    return out
+
+
+def _witness(cause: dict) -> dict:
+    return next(e for e in cause["entries"] if e["anchor"] == cause["witness"])
+
+
 def to_json(reduced: list[Reduced], causes_file: dict) -> str:
     data = {
         "schema_version": SCHEMA_VERSION,
@@ -377,10 +418,11 @@ def to_json(reduced: list[Reduced], causes_file: dict) -> str:
 
 
 def from_json(text: str) -> list[Reduced]:
+    """The records, upgraded: schema 1 had no ``bucket`` (read as not checked)."""
     data = json.loads(text)
-    if data.get("schema_version") != SCHEMA_VERSION:
+    if data.get("schema_version") not in (1, SCHEMA_VERSION):
         raise ValueError(f"reduced schema_version {data.get('schema_version')!r}")
-    return [Reduced(**r) for r in data["reduced"]]
+    return [Reduced(**{"bucket": [], **r}) for r in data["reduced"]]
 
 
 def on_release(got: Run) -> dict:
@@ -478,6 +520,8 @@ def main(argv=None) -> int:
                 r.releases[mindspore.__version__] = on_release(Run(0, shown.split(": ", 1)[1], 0))
                 for version, python in others.items():
                     r.releases[version] = on_release(run(paths.ROOT / r.script, python))
+            if r.script and (args.fresh or not r.bucket):
+                r.bucket = confirm(cause, r, sys.executable, paths.ROOT / "strategies", args.out)
             state = f"-> {r.script}" if r.script else f"kept its entry's script ({r.why_not[:100]})"
             print(f"{r.rank:2d} {r.title[:80]} {state}", flush=True)
             done.append(r)

@@ -193,3 +193,44 @@ def test_a_rule_needs_its_construct_in_the_program():
     cause = {**_cause(), "trigger": {"construct": ["read", "view", "copy"], "apis": []}}
     got = R.reduce_cause(cause, Path("/nonexistent"), "/no/python", Path("/nonexistent"))
     assert not got.script and "needs `read=view` against `read=copy`" in got.why_not
+
+
+def test_a_bucket_is_checked_by_the_same_program_for_every_api_and_mode(tmp_path, monkeypatch):
+    """``confirm`` writes the witness's program again for each strategy × mode the cause groups,
+    with the witness's placement, and records each one's exit code; the witness's own run is not
+    repeated, and a strategy that cannot be written is recorded as such."""
+    (tmp_path / "assign.py").write_text(ASSIGN)
+    cause = {**_cause(), "strategies": ["assign", "missing"], "modes": ["jit_bytecode", "graph"]}
+    shown = "assign@inline-jit_bytecode: REPRODUCED: write dropped at call 1"
+    r = R.Reduced(2, "write-dropped-x", "T", script="x.py", tried=[shown])
+    ran = []
+
+    def fake_run(path, python):
+        text = Path(path).read_text()
+        ran.append(text)
+        assert "ms.GRAPH_MODE" in text and "self.assign_op(self.limit, self.limit + x)" in text
+        return R.Run(1, "NOT REPRODUCED: works", 1.0)
+
+    monkeypatch.setattr(R, "run", fake_run)
+    got = R.confirm(cause, r, "/no/python", tmp_path, tmp_path)
+    assert len(ran) == 1  # graph only: the bytecode program is the witness's, run already
+    assert [(b["strategy"], b["mode"], b["code"]) for b in got] == [
+        ("assign", "jit_bytecode", 0), ("assign", "graph", 1),
+        ("missing", "jit_bytecode", None), ("missing", "graph", None),
+    ]  # fmt: skip
+    assert not list(tmp_path.glob("bucket-*.py"))  # nothing left behind
+    from bench.report import causes
+
+    assert causes.bucket_words(got) == (
+        "the same program shows it for 1 of 4 API × mode (not: `assign` graph, `missing` "
+        "jit_bytecode, `missing` graph)"
+    )
+    assert causes.bucket_words([]) == ""
+
+
+def test_reduced_records_of_schema_1_read_as_not_checked():
+    old = {"schema_version": 1, "reduced": [{"rank": 1, "slug": "s", "title": "t"}]}
+    (r,) = R.from_json(json.dumps(old))
+    assert r.bucket == []
+    with pytest.raises(ValueError, match="schema_version 7"):
+        R.from_json(json.dumps({**old, "schema_version": 7}))
