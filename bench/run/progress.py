@@ -2,9 +2,10 @@
 
 Before anything is measured, the ETA comes from a cost model: seconds per item for each phase
 and mode, measured on a 2-core machine of the kind this suite runs on (see README, "How long").
-As items finish, the observed rate of each phase and mode replaces the model's. A timing item is
-a race (all its members); a later stage's races are expected as many as one process of stage 0
-had, until the stage is planned.
+As items finish, the observed rate of each phase and mode replaces the model's. Work is counted
+in units: a gate or prepare item is one, a timing race as many as its members (a race of ten
+members takes about half as long as one of twenty). A later stage is expected as half the members
+of one process of stage 0 (about what stayed open in the clip runs of 2026-12-06), until planned.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ import time
 
 from bench.measured.modes import GRAPH, JIT_AST, JIT_BYTECODE, PYNATIVE, PYNATIVE_BLOCKING
 
-# Seconds per item, measured on this machine: gate (one variant, all its steps, compile
-# included), prepare (one calibration or screened shape), time (one race in one process: every
-# member's build, first call, warm-up and rounds; from the brn and clip references' progress
-# lines of 2026-12-06, about 40-80 s per mode and process of three races).
+# Seconds per unit, measured on this machine: gate (one variant, all its steps, compile
+# included), prepare (one calibration or screened shape), time (one member of a race in one
+# process: its build, first call, warm-up and rounds; from the clip runs' progress lines of
+# 2026-12-06, about 40-80 s per mode and process of three races of about 20 members).
 MODEL = {
     "gate": {
         GRAPH: 0.28,
@@ -34,11 +35,11 @@ MODEL = {
         JIT_BYTECODE: 0.6,
     },
     "time": {
-        GRAPH: 15.0,
-        PYNATIVE: 25.0,
-        PYNATIVE_BLOCKING: 20.0,
-        JIT_AST: 15.0,
-        JIT_BYTECODE: 15.0,
+        GRAPH: 0.8,
+        PYNATIVE: 1.3,
+        PYNATIVE_BLOCKING: 1.0,
+        JIT_AST: 0.8,
+        JIT_BYTECODE: 0.8,
     },
 }
 PROCESS_START = 6.0  # importing MindSpore, pinning threads, warming up
@@ -65,13 +66,13 @@ class Progress:
         self.parallel = parallel or {}
         self.open: dict[object, tuple[str, str, float]] = {}
 
-    def plan(self, phase: str, mode: str, items: int, processes: int = 1) -> None:
-        """Announce ``items`` more items of a phase (the ETA counts them from now on)."""
+    def plan(self, phase: str, mode: str, items: float, processes: int = 1) -> None:
+        """Announce ``items`` more units of a phase (the ETA counts them from now on)."""
         key = (phase, mode)
         self.todo[key] = self.todo.get(key, 0) + items
         self.processes[phase] = self.processes.get(phase, 0) + processes
 
-    def expect(self, phase: str, mode: str, items: int) -> None:
+    def expect(self, phase: str, mode: str, items: float) -> None:
         """Items that may come (a later stage's races, known only once the earlier ones are
         decided): counted in the ETA until ``settle`` replaces them with what is planned."""
         key = (phase, mode)
@@ -81,27 +82,27 @@ class Progress:
         """The expected items of ``phase`` are now known: forget the guess."""
         self.expected = {k: n for k, n in self.expected.items() if k[0] != phase}
 
-    def finished(self, phase: str, mode: str, seconds: float) -> None:
+    def finished(self, phase: str, mode: str, seconds: float, units: float = 1) -> None:
         key = (phase, mode)
-        self.done[key] = self.done.get(key, 0) + 1
+        self.done[key] = self.done.get(key, 0) + units
         self.spent[key] = self.spent.get(key, 0.0) + seconds
 
-    def item_started(self, who, phase: str, mode: str) -> None:
-        """``who`` (one worker process) began an item; its first record finishes it."""
-        self.open[who] = (phase, mode, time.monotonic())
+    def item_started(self, who, phase: str, mode: str, units: float = 1) -> None:
+        """``who`` (one worker process) began an item of ``units``; its first record ends it."""
+        self.open[who] = (phase, mode, time.monotonic(), units)
 
     def item_recorded(self, who) -> None:
         """A record of ``who``'s item: the item is finished at its first (a race's members
         each report a record, and the race is one item)."""
         if who in self.open:
-            phase, mode, at = self.open.pop(who)
-            self.finished(phase, mode, time.monotonic() - at)
+            phase, mode, at, units = self.open.pop(who)
+            self.finished(phase, mode, time.monotonic() - at, units)
 
     def process_started(self, phase: str) -> None:
         self.processes[phase] = max(0, self.processes.get(phase, 0) - 1)
 
     def rate(self, key: tuple[str, str]) -> float:
-        """Seconds per item: the mean of those finished, else the model's."""
+        """Seconds per unit: the mean of those finished, else the model's."""
         done = self.done.get(key, 0)
         return self.spent[key] / done if done else MODEL[key[0]].get(key[1], 1.0)
 

@@ -84,13 +84,24 @@ def _ks(timings) -> dict[tuple, int]:
     return out
 
 
+LATER = 0.5  # of one stage-0 process's members, a later stage races (bench.run.progress)
+
+
+def units(item: Item) -> int:
+    """An item's work for the ETA: a race's members, else one."""
+    return len(item.members) or 1
+
+
 def expect_timing(ctx: RunContext) -> None:
     """Before the gate: the races the time phase will run, one per mode and size in each process
-    of stage 0 (``_plan_stage_zero`` replaces the guess), so the ETA counts them from the first
-    line on."""
+    of stage 0 and in one later stage (``_plan_stage_zero`` replaces the guess), so the ETA
+    counts them from the first line on."""
     precision = ctx.plan.precision
+    members = 2 * len(ctx.plan.strategies) + 2  # each strategy and its twin, the base, the A/A
     for mode in ctx.plan.modes:
-        ctx.progress.expect("time", mode, len(ctx.plan.batch_sizes) * precision.processes)
+        later = LATER if precision.stages and not ctx.mode(mode).distribution else 0
+        ctx.progress.expect("time", mode, members * len(ctx.plan.batch_sizes) *
+                            (precision.processes + later))  # fmt: skip
 
 
 def _plan_stage_zero(ctx: RunContext, cells: dict[str, list[Item]]) -> None:
@@ -101,13 +112,13 @@ def _plan_stage_zero(ctx: RunContext, cells: dict[str, list[Item]]) -> None:
     for process in range(ctx.plan.precision.processes):
         for mode, items in cells.items():
             done = recorded_tests(ctx.run.timing_of(mode, process))
-            todo = sum(c.test_id(mode) not in done for c in items)
+            todo = [c for c in items if c.test_id(mode) not in done]
             if todo:
-                starts = todo if ctx.mode(mode).race_per_process else 1
-                ctx.progress.plan("time", mode, todo, starts)
-    for mode, items in cells.items():  # a later stage: at most one process's races per mode
+                starts = len(todo) if ctx.mode(mode).race_per_process else 1
+                ctx.progress.plan("time", mode, sum(units(c) for c in todo), starts)
+    for mode, items in cells.items():  # a later stage: about half a process's members
         if ctx.plan.precision.stages and not ctx.mode(mode).distribution:
-            ctx.progress.expect("time", mode, len(items))
+            ctx.progress.expect("time", mode, LATER * sum(units(c) for c in items))
 
 
 def stage_zero(ctx: RunContext, cells: dict[str, list[Item]]) -> None:
@@ -177,7 +188,7 @@ def later_stage(
         mine = _jobs(ctx, mode, process, stage, todo)
         for job in mine:
             jobs.append(job)
-            ctx.progress.plan("time", mode, len(job.items), 1)
+            ctx.progress.plan("time", mode, sum(units(c) for c in job.items), 1)
         if mine:
             ctx.progress.line(f"time {mode}: stage {stage}: {len(todo)} races still open")
     if not jobs:
@@ -239,7 +250,8 @@ def _time_job(ctx: RunContext, job: Job) -> None:
 
     def handle(event):
         if event["event"] == "start":
-            ctx.progress.item_started(job.out, "time", job.mode)
+            item = next((i for i in job.items if i.key == event["key"]), None)
+            ctx.progress.item_started(job.out, "time", job.mode, units(item) if item else 1)
         elif event["event"] == "cell":
             ctx.progress.item_recorded(job.out)  # a race's first member finishes the item
             ctx.progress.line(

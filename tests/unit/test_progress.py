@@ -66,3 +66,25 @@ def test_the_eta_never_counts_more_done_than_planned_as_negative(clock):
     for _ in range(3):
         p.finished("gate", "graph", 1.0)
     assert p.eta() == 0.0
+
+
+def test_a_race_counts_as_its_members(clock):
+    """A later stage's race of ten members is expected to take half as long as a first one of
+    twenty (the ETA's unit is a member)."""
+    p = Progress(out=lambda _: None)
+    p.plan("time", "graph", 20 + 10, processes=0)
+    p.item_started("job", "time", "graph", units=20)
+    clock[0] += 20.0
+    p.item_recorded("job")
+    assert p.done[("time", "graph")] == 20
+    assert p.eta() == pytest.approx(10.0)
+
+
+def test_the_time_phase_plans_a_race_by_its_members():
+    from bench.run import time_phase
+    from bench.run.plan import Item, Member
+
+    member = Member("s", "x", "p", "", "update", "control/base", "q")
+    race = Item("race", "race", "", "", members=(member,) * 7)
+    assert time_phase.units(race) == 7
+    assert time_phase.units(Item("s", "x", "p", "")) == 1
