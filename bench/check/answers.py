@@ -156,6 +156,41 @@ def answer(kind: str, mode: str) -> Answer | None:
     return Answer(kind, mode, choice.strategy, text, lines)
 
 
+@functools.lru_cache(maxsize=1)
+def _decisions() -> dict:
+    """{(kind, mode): Decision} of ``results/decisions.json``, the file README's table is
+    rendered from ({} when it is missing or unreadable: the report then names nothing to avoid)."""
+    from bench.core import paths
+    from bench.report import decisions
+
+    try:
+        path = paths.RESULTS_DIR / "decisions.json"
+        found = decisions.from_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return {(d.kind, d.mode): d for d in found}
+
+
+def avoid(kind: str, mode: str, shown: int = 4) -> list[str]:
+    """What not to write for ``kind`` in ``mode``, as README's table says it: the APIs users try
+    first on top, each with what goes wrong (``decisions.json``'s ``avoid``)."""
+    d = _decisions().get((kind, mode))
+    if d is None:
+        return []
+    out = [f"`{f.api.removeprefix('mindspore.') or f.strategy}` ({f.what})" for f in d.avoid]
+    return out[:shown] + ([f"{len(out) - shown} more"] if len(out) > shown else [])
+
+
+def exceptions(kind: str, mode: str) -> str:
+    """Where the answer itself fails (its ``nearest`` record when it has one): ``fails in 2 of
+    50 shapes (stale read)``; "" when it holds in every shape checked."""
+    d = _decisions().get((kind, mode))
+    f = d.nearest if d is not None and d.write else None
+    if f is None or f.works == f.gated:
+        return ""
+    return f"fails in {f.gated - f.works} of {f.gated} shapes ({f.what}: {', '.join(f.shapes)})"
+
+
 def kind_words(kind: str) -> str:
     from bench.report.answer import KINDS
 
@@ -179,6 +214,8 @@ def quote(mode: str, kinds: dict[str, list[tuple[str, str, str]]]) -> list[dict]
                 "answer": found.text if found else "the reference runs have no answer here",
                 "code": found.code if found else [],
                 "source": found.source if found else "",
+                "except": exceptions(kind, mode),
+                "avoid": avoid(kind, mode),
             }
         )
     return out

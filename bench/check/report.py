@@ -12,7 +12,8 @@ from bench.check import kinds as K
 from bench.core.io import write_text
 from bench.measured.modes import label
 
-SCHEMA_VERSION = 3  # 2: a divergence's answers per kind of state (``answers``); 3: root causes
+SCHEMA_VERSION = 4  # 2: a divergence's answers per kind of state (``answers``); 3: root causes
+# (``cause``, ``cause_title``, ``repro``); 4: an answer's ``except`` and ``avoid`` (decisions.json)
 
 
 @dataclass
@@ -148,6 +149,8 @@ def markdown(r: Report, out: Path) -> str:
                 "",
                 f"- Why this kind: {q['why']}.",
                 f"- The answer: {q['answer']}",
+                *([f"- Except: it {q['except']}."] if q.get("except") else []),
+                *([f"- Avoid in this mode: {', '.join(q['avoid'])}."] if q.get("avoid") else []),
             ]
             if q["code"]:
                 lines += ["", "```python", *q["code"], "```"]

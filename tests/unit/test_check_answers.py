@@ -52,3 +52,48 @@ def test_what_a_trajectory_writes():
         A.why(kinds[A.SMALL])
         == "`lim`: 1 element (fewer than 4096 elements: a small Parameter replaced)"
     )
+
+
+def _decision(write="assign_primitive", nearest=None, avoid=()):
+    from bench.report.decisions import Decision
+
+    return Decision("small", "jit_bytecode", write, "mindspore.ops.Assign", False, "", "",
+                    nearest=nearest, avoid=avoid)  # fmt: skip
+
+
+def test_the_check_names_what_to_avoid_and_where_the_answer_fails(monkeypatch):
+    """From decisions.json, as README's table: the APIs to avoid (users' first tries on top),
+    four shown and the rest counted, and the shapes where the answer itself fails."""
+    from bench.report.decisions import Failure
+
+    apis = [
+        "ops.assign",
+        "Tensor.add_",
+        "Parameter.set_data",
+        "Tensor.fill_",
+        "ops.InplaceUpdateV2",
+    ]
+    avoid = tuple(Failure(a.split(".")[-1], f"mindspore.{a}", 0, 10, "write dropped") for a in apis)
+    near = Failure("assign_primitive", "mindspore.ops.Assign", 48, 50, "stale read", ("clip:a",))
+    monkeypatch.setattr(A, "_decisions", lambda: {("small", "jit_bytecode"): _decision(
+        nearest=near, avoid=avoid)})  # fmt: skip
+    assert A.avoid("small", "jit_bytecode") == [
+        "`ops.assign` (write dropped)", "`Tensor.add_` (write dropped)",
+        "`Parameter.set_data` (write dropped)", "`Tensor.fill_` (write dropped)", "1 more",
+    ]  # fmt: skip
+    assert A.exceptions("small", "jit_bytecode") == "fails in 2 of 50 shapes (stale read: clip:a)"
+    assert A.avoid("small", "graph") == [] and A.exceptions("small", "graph") == ""
+
+
+def test_no_answer_has_no_exception_list(monkeypatch):
+    from bench.report.decisions import Failure
+
+    near = Failure("assign", "mindspore.ops.assign", 40, 50, "write dropped", ("brn:x",))
+    monkeypatch.setattr(A, "_decisions", lambda: {("small", "jit_bytecode"): _decision(
+        write=None, nearest=near)})  # fmt: skip
+    assert A.exceptions("small", "jit_bytecode") == ""
+
+
+def test_the_committed_decisions_are_read():
+    A._decisions.cache_clear()
+    assert ("small", "graph") in A._decisions()

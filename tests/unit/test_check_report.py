@@ -218,7 +218,9 @@ def test_markdown_quotes_the_finding_and_the_answer(tmp_path):
         answers=[{"kind": "small", "kind_words": "replace a small Parameter every step",
                   "parameters": ["p"], "why": "`p`: 1 element (fewer than 4096 elements)",
                   "mode": "GRAPH_MODE", "strategy": "assign", "answer": "`assign` (+1 µs).",
-                  "code": ["ops.assign(p, new)"], "source": "kind_answers"}],
+                  "code": ["ops.assign(p, new)"], "source": "kind_answers",
+                  "except": "fails in 2 of 50 shapes (stale read: clip:a, clip:b)",
+                  "avoid": ["`Parameter.set_data` (raises)", "`ops.assign` (write dropped)"]}],
     )  # fmt: skip
     r = report([d.__dict__ | {"findings": [q.__dict__ for q in d.findings]}])
     out = tmp_path / "check-results" / "C"
@@ -234,6 +236,8 @@ def test_markdown_quotes_the_finding_and_the_answer(tmp_path):
         "**What to write** in GRAPH_MODE for `p`: the suite's answer **to replace a small "
         "Parameter every step**.\n\n- Why this kind: `p`: 1 element (fewer than 4096 elements)."
         "\n- The answer: `assign` (+1 µs)."
+        "\n- Except: it fails in 2 of 50 shapes (stale read: clip:a, clip:b)."
+        "\n- Avoid in this mode: `Parameter.set_data` (raises), `ops.assign` (write dropped)."
     ) in md
     assert "```python\nops.assign(p, new)\n```" in md
     assert "view read before an in-place write (line 4)" in md
