@@ -374,33 +374,35 @@ def reduce_cause(
 
 def confirm(cause: dict, r: Reduced, python: str, strategies: Path, out_dir: Path) -> list[dict]:
     """Is the cause one bucket? Its program, with the witness's placement, written again for
-    every strategy and mode the cause groups (the same program up to the write and the mode's
-    setup lines) and run alone: code 0 where it shows the cause's outcome at the same call. A
-    program already run (the witness's) is not run again."""
+    every strategy and mode an entry of the cause shows it in (the same program up to the write
+    and the mode's setup lines) and run alone: code 0 where it shows the cause's outcome at the
+    same call. A program already run (the witness's) is not run again."""
     expected = want(cause["outcome"], cause["calls"], _witness(cause)["outcome"])
     where = re.search(r"@(\w+)-", next(t for t in r.tried if ": REPRODUCED" in t)).group(1)
     shown = {t.split(": ", 1)[0]: t.split(": ", 1)[1] for t in r.tried}
+    claimed = dict.fromkeys(  # the (strategy, mode) pairs some entry of the cause shows
+        (s, m) for e in cause["entries"] for s in e["strategies"] for m in e["modes"]
+    )
     out = []
-    for strategy in cause["strategies"]:
-        for mode in cause["modes"]:
-            label = f"{strategy}@{where}-{mode}"
-            if shown.get(label, "").startswith("REPRODUCED"):
-                out.append({"strategy": strategy, "mode": mode, "code": 0,
-                            "printed": shown[label]})  # fmt: skip
-                continue
-            try:
-                source = (strategies / f"{strategy}.py").read_text(encoding="utf-8")
-                text = program(writer(source), mode, where, expected, cause["title"])
-            except (NotReduced, OSError) as err:
-                out.append({"strategy": strategy, "mode": mode, "code": None,
-                            "printed": f"not written: {err}"})  # fmt: skip
-                continue
-            path = out_dir / f"bucket-{cause['rank']:02d}.py"
-            write_text_atomic(path, text)
-            got = run(path, python)
-            path.unlink()
-            out.append({"strategy": strategy, "mode": mode, "code": got.code,
-                        "printed": got.said})  # fmt: skip
+    for strategy, mode in claimed:
+        label = f"{strategy}@{where}-{mode}"
+        if shown.get(label, "").startswith("REPRODUCED"):
+            out.append({"strategy": strategy, "mode": mode, "code": 0,
+                        "printed": shown[label]})  # fmt: skip
+            continue
+        try:
+            source = (strategies / f"{strategy}.py").read_text(encoding="utf-8")
+            text = program(writer(source), mode, where, expected, cause["title"])
+        except (NotReduced, OSError) as err:
+            out.append({"strategy": strategy, "mode": mode, "code": None,
+                        "printed": f"not written: {err}"})  # fmt: skip
+            continue
+        path = out_dir / f"bucket-{cause['rank']:02d}.py"
+        write_text_atomic(path, text)
+        got = run(path, python)
+        path.unlink()
+        out.append({"strategy": strategy, "mode": mode, "code": got.code,
+                    "printed": got.said})  # fmt: skip
     return out
 
 

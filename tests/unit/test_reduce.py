@@ -196,11 +196,15 @@ def test_a_rule_needs_its_construct_in_the_program():
 
 
 def test_a_bucket_is_checked_by_the_same_program_for_every_api_and_mode(tmp_path, monkeypatch):
-    """``confirm`` writes the witness's program again for each strategy × mode the cause groups,
-    with the witness's placement, and records each one's exit code; the witness's own run is not
-    repeated, and a strategy that cannot be written is recorded as such."""
+    """``confirm`` writes the witness's program again for each strategy and mode an entry of the
+    cause shows it in, with the witness's placement, and records each one's exit code; the
+    witness's own run is not repeated, and a strategy that cannot be written is recorded as such."""
     (tmp_path / "assign.py").write_text(ASSIGN)
-    cause = {**_cause(), "strategies": ["assign", "missing"], "modes": ["jit_bytecode", "graph"]}
+    cause = _cause()
+    entry = cause["entries"][0]
+    entry.update(strategies=["assign", "missing"], modes=["jit_bytecode", "graph"])
+    # another entry's pair is checked too; a pair no entry shows is not
+    cause["entries"].append({**entry, "strategies": ["assign"], "modes": ["graph"]})
     shown = "assign@inline-jit_bytecode: REPRODUCED: write dropped at call 1"
     r = R.Reduced(2, "write-dropped-x", "T", script="x.py", tried=[shown])
     ran = []
