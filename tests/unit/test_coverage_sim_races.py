@@ -94,32 +94,42 @@ def _analyse(timings) -> analysis.ModeAnalysis:
     return analysis.analyse(timings, [], ["graph"], SIZES, MARGIN, looks=LOOKS)["graph"]
 
 
+def timed_mode(rng, s: Scenario) -> tuple[list, int]:
+    """One mode's timings as the default tier's plan (``TIER``) makes them: stage 0 races every
+    member of ``TRUTH`` in every process, each later stage races the open decisions as
+    ``time_phase.later_stage`` does; and how many later stages ran."""
+    names = [*TRUTH, "aa"]
+    timings = [
+        t
+        for n in SIZES
+        for p in range(TIER.processes)
+        for t in _race(rng, s, n, p, 0, names, TIER.rounds)
+    ]
+    for stage in range(1, TIER.stages + 1):
+        m = _analyse(timings)
+        open_cells = m.open_cells(names=set(TRUTH))
+        if not open_cells:
+            return timings, stage - 1
+        for n in SIZES:
+            mine = [c for c in open_cells if c.id.size == n]
+            if not mine:
+                continue
+            want = max(TIER.target, min(time_phase._needed(m, c) for c in mine))
+            rounds = cellstats.rounds_for(want, mine[0].estimate.procs, m.tau2, 1)
+            rounds = max(min(TIER.max_rounds, rounds or TIER.max_rounds), TIER.rounds)
+            who = sorted({c.id.strategy for c in mine} | {"aa"})
+            p = TIER.processes + stage - 1
+            timings += _race(rng, s, n, p, stage, who, rounds)
+    return timings, TIER.stages
+
+
 def simulate(s: Scenario, modes: int, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     counts = dict.fromkeys(
         ("cells", "covered", "aa", "aa_covered", "different", "false_equivalent", "equal",
          "equal_slower", "equal_equivalent"), 0)  # fmt: skip
-    names = [*TRUTH, "aa"]
     for _ in range(modes):
-        timings = [
-            t
-            for n in SIZES
-            for p in range(TIER.processes)
-            for t in _race(rng, s, n, p, 0, names, TIER.rounds)
-        ]
-        for stage in range(1, TIER.stages + 1):  # as time_phase.later_stage does
-            m = _analyse(timings)
-            open_cells = m.open_cells(names=set(TRUTH))
-            for n in SIZES:
-                mine = [c for c in open_cells if c.id.size == n]
-                if not mine:
-                    continue
-                want = max(TIER.target, min(time_phase._needed(m, c) for c in mine))
-                rounds = cellstats.rounds_for(want, mine[0].estimate.procs, m.tau2, 1)
-                rounds = max(min(TIER.max_rounds, rounds or TIER.max_rounds), TIER.rounds)
-                who = sorted({c.id.strategy for c in mine} | {"aa"})
-                p = TIER.processes + stage - 1
-                timings += _race(rng, s, n, p, stage, who, rounds)
+        timings, _stages = timed_mode(rng, s)
         m = _analyse(timings)
         # every standing, the fastest point estimate's too, is an estimate of the excess over
         # the true best ("fastest" and "equal" are both the best)

@@ -24,7 +24,6 @@ import pytest
 
 from bench.core import cellstats
 from bench.core.cellstats import EQUIVALENT, SLOWER
-from bench.run import time_phase
 from bench.run.plan import TIERS
 from tests.unit import test_coverage_sim_races as sim
 
@@ -47,31 +46,10 @@ def run(monkeypatch, looks: int, seed: int) -> dict:
     monkeypatch.setattr(sim, "TIER", TIER)
     monkeypatch.setattr(sim, "LOOKS", looks)
     rng = np.random.default_rng(seed)
-    names = [*TRUTH, "aa"]
     out = {"decisions": 0, "equivalent": 0, "slower": 0, "covered": 0, "stages": 0}
     for _ in range(MODES):
-        timings = [
-            t
-            for n in sim.SIZES
-            for p in range(TIER.processes)
-            for t in sim._race(rng, SCENARIO, n, p, 0, names, TIER.rounds)
-        ]
-        for stage in range(1, TIER.stages + 1):  # as time_phase.later_stage does
-            m = sim._analyse(timings)
-            open_cells = m.open_cells(names=set(TRUTH))
-            if not open_cells:
-                break
-            out["stages"] += 1
-            for n in sim.SIZES:
-                mine = [c for c in open_cells if c.id.size == n]
-                if not mine:
-                    continue
-                want = max(TIER.target, min(time_phase._needed(m, c) for c in mine))
-                rounds = cellstats.rounds_for(want, mine[0].estimate.procs, m.tau2, 1)
-                rounds = max(min(TIER.max_rounds, rounds or TIER.max_rounds), TIER.rounds)
-                who = sorted({c.id.strategy for c in mine} | {"aa"})
-                p = TIER.processes + stage - 1
-                timings += sim._race(rng, SCENARIO, n, p, stage, who, rounds)
+        timings, stages = sim.timed_mode(rng, SCENARIO)  # the real stopping rule
+        out["stages"] += stages
         m = sim._analyse(timings)
         for n, comp in m.rank(set(TRUTH))["at_margin"].comparisons.items():
             best_s = m.candidates["best"][n].step_s
