@@ -330,7 +330,7 @@ def reduce_cause(
         r.why_not = str(err)
         return r
     for strategy, where, mode in tries[:3]:
-        label = f"{strategy}@{where}-{mode}"
+        label = _label(strategy, where, mode)
         try:
             source = (strategies / f"{strategy}.py").read_text(encoding="utf-8")
             text = program(writer(source), mode, where, expected, cause["title"])
@@ -359,7 +359,7 @@ def reduce_cause(
             write_text_atomic(other, program(writer(source), mode, good, expected, cause["title"]))
             pair = run(other, python)
             other.unlink()
-            r.tried.append(f"{strategy}@{good}-{mode} (works with it): {pair.said}")
+            r.tried.append(f"{_label(strategy, good, mode)} (works with it): {pair.said}")
             if pair.code != 1:  # it shows the same without the construct: not the trigger
                 path.unlink()
                 continue
@@ -385,7 +385,7 @@ def confirm(cause: dict, r: Reduced, python: str, strategies: Path, out_dir: Pat
     )
     out = []
     for strategy, mode in claimed:
-        label = f"{strategy}@{where}-{mode}"
+        label = _label(strategy, where, mode)
         if shown.get(label, "").startswith("REPRODUCED"):
             out.append({"strategy": strategy, "mode": mode, "code": 0,
                         "printed": shown[label]})  # fmt: skip
@@ -408,6 +408,11 @@ def confirm(cause: dict, r: Reduced, python: str, strategies: Path, out_dir: Pat
 
 def _witness(cause: dict) -> dict:
     return next(e for e in cause["entries"] if e["anchor"] == cause["witness"])
+
+
+def _label(strategy: str, where: str, mode: str) -> str:
+    """How ``tried`` names a program (``confirm`` reads the placement back from it)."""
+    return f"{strategy}@{where}-{mode}"
 
 
 def to_json(reduced: list[Reduced], causes_file: dict) -> str:

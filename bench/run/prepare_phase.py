@@ -95,7 +95,7 @@ def screens(ctx: RunContext) -> list:
     the run gates afresh (``--fresh-gate``: it measures everything again) or screens every
     shape (``--screen-all``). A screen costs about 2.5 of a default clip run's 14 minutes."""
     plan = ctx.plan
-    if plan.precision.screen and (not getattr(plan, "reuse_gate", False) or plan.screen_all):
+    if plan.precision.screen and (not plan.reuse_gate or plan.screen_all):
         return []
     return screen_cache.known(ctx.run, plan.workload)
 
@@ -149,12 +149,14 @@ def _twin_item(ctx, key: str, size: int, role: str, control: str | None = None) 
     )
 
 
-def prepare_phase(ctx: RunContext, verdicts) -> dict:
+def prepare_phase(ctx: RunContext, verdicts, runs: list | None = None) -> dict:
+    """Screen what this run needs: not the strategies whose screen of identical code ``runs``
+    (``screens``, read once by the runner) already holds."""
     plan, start = ctx.plan, time.monotonic()
     measure_bandwidth(ctx)
     base = f"{CONTROL}/{ctx.workload.base_control}"
     jobs = []
-    runs = screens(ctx)
+    runs = screens(ctx) if runs is None else runs
     for mode in shard.modes(plan):  # a shard (bench.run.shard): the modes it holds
         if ctx.run.prepare_file(mode).is_file():
             continue
@@ -212,7 +214,9 @@ def prepare_phase(ctx: RunContext, verdicts) -> dict:
     return records.Records(ctx.run.path).prepare
 
 
-def cells(ctx: RunContext, verdicts, prepared: dict) -> dict[str, list[Item]]:
+def cells(
+    ctx: RunContext, verdicts, prepared: dict, runs: list | None = None
+) -> dict[str, list[Item]]:
     """Per mode, one race per size (and prepare/selection.json: which shape, and why).
 
     A race times, in the same rounds of one process, every working strategy in its chosen shape,
@@ -221,7 +225,7 @@ def cells(ctx: RunContext, verdicts, prepared: dict) -> dict[str, list[Item]]:
     paired on the same rounds (``bench.run.race``)."""
     plan, base = ctx.plan, f"{CONTROL}/{ctx.workload.base_control}"
     out, chosen = {}, []
-    runs = screens(ctx)
+    runs = screens(ctx) if runs is None else runs
     for mode in shard.modes(plan):  # a shard (bench.run.shard): the modes it holds
         twins_ok = select.twins_working(verdicts, mode)
         members = []

@@ -58,13 +58,13 @@ class Progress:
     def __init__(self, out=print, parallel: dict | None = None):
         self.out = out
         self.start = time.monotonic()
-        self.todo: dict[tuple[str, str], int] = {}
-        self.done: dict[tuple[str, str], int] = {}
+        self.todo: dict[tuple[str, str], float] = {}  # units: items, or a race's members
+        self.done: dict[tuple[str, str], float] = {}
         self.spent: dict[tuple[str, str], float] = {}
         self.processes: dict[str, int] = {}
-        self.expected: dict[tuple[str, str], int] = {}  # items a later step may still plan
+        self.expected: dict[tuple[str, str], float] = {}  # units a later step may still plan
         self.parallel = parallel or {}
-        self.open: dict[object, tuple[str, str, float]] = {}
+        self.open: dict[object, tuple[str, str, float, float]] = {}  # phase, mode, start, units
 
     def plan(self, phase: str, mode: str, items: float, processes: int = 1) -> None:
         """Announce ``items`` more units of a phase (the ETA counts them from now on)."""

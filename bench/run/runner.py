@@ -22,7 +22,7 @@ from bench.core.schema import RunStatus
 from bench.run.context import RunContext
 from bench.run.gate_phase import gate_phase, regate_alone
 from bench.run.plan import Plan
-from bench.run.prepare_phase import candidates, cells, prepare_phase
+from bench.run.prepare_phase import candidates, cells, prepare_phase, screens
 from bench.run.progress import fmt_duration
 from bench.run.time_phase import expect_timing, time_phase
 
@@ -57,9 +57,10 @@ def run(
             expect_timing(ctx)
         gated = final_verdicts.final(gate_phase(ctx), [])
         if not plan.gate_only:
-            prepared = prepare_phase(ctx, gated)
+            earlier = screens(ctx)  # read once: what not to screen, then the shapes chosen
+            prepared = prepare_phase(ctx, gated, earlier)
             answer_pool = {m: candidates(ctx, gated, m) for m in plan.modes}
-            time_phase(ctx, cells(ctx, gated, prepared), answer_pool)
+            time_phase(ctx, cells(ctx, gated, prepared, earlier), answer_pool)
             regate_alone(ctx, gated)  # a cell wrong only while timed: its kind, alone
     except KeyboardInterrupt:
         ctx.supervisor.stop_all()

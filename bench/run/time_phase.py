@@ -39,11 +39,16 @@ def _salvage_checkpoints(ctx: RunContext, how: dict) -> None:
             ctx.progress.line(f"time: {out.name}: kept its {len(kept)} finished cells")
 
 
+def _unrecorded(ctx: RunContext, mode: str, process: int, items: list[Item]) -> list[Item]:
+    """The items of ``mode`` that ``process`` has not recorded yet (all but a resumed run's)."""
+    done = recorded_tests(ctx.run.timing_of(mode, process))
+    return [c for c in items if c.test_id(mode) not in done]
+
+
 def _jobs(ctx: RunContext, mode: str, process: int, stage: int, items: list[Item]) -> list[Job]:
     """The timing processes of one mode's ``process``: one for its items, or, where each race
     needs a process of its own (``Mode.race_per_process``), one per race."""
-    done = recorded_tests(ctx.run.timing_of(mode, process))
-    todo = [c for c in items if c.test_id(mode) not in done]
+    todo = _unrecorded(ctx, mode, process, items)
     if not todo:
         return []
     order = list(todo)
@@ -113,8 +118,7 @@ def _plan_stage_zero(ctx: RunContext, cells: dict[str, list[Item]]) -> None:
     ctx.progress.settle("time")
     for process in range(ctx.plan.precision.processes):
         for mode, items in cells.items():
-            done = recorded_tests(ctx.run.timing_of(mode, process))
-            todo = [c for c in items if c.test_id(mode) not in done]
+            todo = _unrecorded(ctx, mode, process, items)
             if todo:
                 starts = len(todo) if ctx.mode(mode).race_per_process else 1
                 ctx.progress.plan("time", mode, sum(units(c) for c in todo), starts)
@@ -249,11 +253,11 @@ def short_of(ctx: RunContext, cells: dict[str, list[Item]]) -> dict:
 
 def _time_job(ctx: RunContext, job: Job) -> None:
     ctx.progress.process_started("time")
+    work = {i.key: units(i) for i in job.items}
 
     def handle(event):
         if event["event"] == "start":
-            item = next((i for i in job.items if i.key == event["key"]), None)
-            ctx.progress.item_started(job.out, "time", job.mode, units(item) if item else 1)
+            ctx.progress.item_started(job.out, "time", job.mode, work.get(event["key"], 1))
         elif event["event"] == "cell":
             ctx.progress.item_recorded(job.out)  # a race's first member finishes the item
             ctx.progress.line(
