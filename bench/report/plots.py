@@ -251,7 +251,7 @@ def added_series(run, mode: str, answer: str | None = None) -> dict | None:
         )
     drawn = any(x["answer"] for x in series)
     bands = f"band: the answer's {kind.removesuffix('s')}" if drawn else f"bands: {kind}"
-    title = f"Time the update adds per step, {label(mode)} ({bands})"
+    title = f"Time the update adds per step, {label(mode)}\n({bands})"
     return {"title": title, "band": kind, "series": series, "note": not_drawn(run, mode, answer)}
 
 
