@@ -121,22 +121,32 @@ def calibrate(
 
 
 def shorter(
-    k: int, subject: Stepper, block_seconds: float, min_steps: int = 1, max_block: float = np.inf
+    k: int,
+    subject: Stepper,
+    block_seconds: float,
+    min_steps: int = 1,
+    max_block: float = np.inf,
+    min_block: float = 0.0,
 ) -> int:
     """Steps per block for a subject whose step is slower than its twin's: the smallest power of
     two up to ``k`` whose block still lasts ``block_seconds``, and at least ``min_steps`` (the
     mode's: PYNATIVE's blocks must drain the eager queue) unless that block would exceed
     ``max_block`` (as ``calibrate``): then the most steps whose block stays within it. The floor
     is there so a block outlasts the queue's drains (~4 ms slices); a block of 8 steps of 160 ms
-    already does, and 64 of them made blocks of 10 s (a third of the clip's PYNATIVE timing)."""
+    already does, and 64 of them made blocks of 10 s (a third of the clip's PYNATIVE timing).
+    ``min_block`` (the race's base twin's block, which the floor made long enough): the floor
+    is then the fewest steps whose block lasts that long, when they are fewer than the mode's
+    (a 20 ms step: 2 steps match 64 of a 0.6 ms twin; 64 of them made 1.3 s blocks)."""
     one = subject.timed_block(1)  # one step's latency: at most its block share, so a guess
     need = 2 ** int(np.ceil(np.log2(max(1.0, block_seconds / max(one, 1e-9)))))
     floor = 2 ** int(np.ceil(np.log2(max(1, min_steps))))
+    if min_block > 0:
+        floor = min(floor, 2 ** int(np.ceil(np.log2(max(1.0, min_block / max(one, 1e-9))))))
     if one * floor > max_block:
         floor = most_steps(max_block, one)
     short = max(need, floor)
-    while short < k and subject.timed_block(short) < block_seconds:  # checked, as calibrate does
-        short *= 2
+    while short < k and subject.timed_block(short) < max(block_seconds, min_block):
+        short *= 2  # checked, as calibrate does
     return int(min(k, short))
 
 

@@ -13,8 +13,9 @@ every pair over two rounds, and any two members are compared on the same rounds:
 
 Every member that writes runs the same number of steps (the same warm-up, the same blocks), so
 members that compute what the code means are at the same state at every round (a layout twin,
-which writes nothing, runs shorter blocks when its step is slow: ``pairing.shorter``; at the
-race's k the clip's (1,) Parameter read directly made blocks of 10 s); before each twin block the
+which writes nothing, warms up on its own clock and runs shorter blocks when its step is slow,
+as long as the base twin's: ``pairing.shorter``; at the race's k the clip's (1,) Parameter read
+directly made blocks of 10 s, and a third of PYNATIVE's timing); before each twin block the
 twin gets the first update member's state (``Runtime.sync_state``: the clip's cost depends on
 its limit). Before every block, a read of the Parameter the step writes last waits for any
 leftover work. Each member's record is a :class:`~bench.core.schema.Timing` whose ``control_s``
@@ -90,20 +91,31 @@ def run(context, cell, x, order_index: int, rounds_by=_loop) -> tuple[list[Timin
     leader = next((subjects[m.label] for m in cell.members if m.update), None)
 
     everyone = {**subjects, **twins}
+    layouts = {m.label for m in cell.members if m.role == "layout"}
     at(base_key)
     warm = base.warm_up(precision.warmup_seconds)
+    warms = {name: warm for name in everyone}  # each member's warm-up steps, for its record
     for name, stepper in everyone.items():  # the same number of steps for every member
-        if stepper is not base:
-            at(name)
-            for _ in range(warm):
-                stepper.timed_block(1)
+        if stepper is base:
+            continue
+        at(name)
+        if name in layouts:  # writes nothing, its state synced: its own warm-up is enough (at
+            warms[name] = stepper.warm_up(precision.warmup_seconds)  # 20 ms a step: the
+            continue  # base's 90 steps were 2 s a race)
+        for _ in range(warm):
+            stepper.timed_block(1)
     k = cell.k or _k(context, cell, base, subjects, at)
-    layouts = {m.label for m in cell.members if m.role == "layout"}
     steps = {name: k for name in everyone}  # per block: the same for every member that writes
+    base_block = base.timed_block(k) if layouts else 0.0
     for name in sorted(layouts):  # a layout twin writes nothing (its state is synced): a slow
-        at(name)  # one runs shorter blocks, still of block_seconds (pairing.shorter)
+        at(name)  # one runs shorter blocks, as long as the base's (pairing.shorter)
         steps[name] = pairing.shorter(
-            k, everyone[name], precision.block_seconds, mode.min_steps, precision.max_block_seconds
+            k,
+            everyone[name],
+            precision.block_seconds,
+            mode.min_steps,
+            precision.max_block_seconds,
+            min_block=base_block,
         )
 
     def ready(name: str) -> pairing.Stepper:
@@ -158,7 +170,7 @@ def run(context, cell, x, order_index: int, rounds_by=_loop) -> tuple[list[Timin
                 control_position=["race"] * rounds,
                 first_call_s=stepper.first_call_s,
                 control_first_call_s=first_calls.get(control, float("nan")),
-                warmup_steps=warm,
+                warmup_steps=warms[name],
                 steps_run=stepper.steps,
                 final_state_ok=ok,
                 final_state={key: np.asarray(v).reshape(-1).tolist() for key, v in final.items()},

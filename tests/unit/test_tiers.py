@@ -142,6 +142,25 @@ def test_the_modes_floor_of_steps_yields_to_the_longest_block(
     assert got == k or subject.timed_block(got) >= 0.01
 
 
+@pytest.mark.parametrize(
+    "k, subject, min_block, want",
+    [
+        (64, Steps(0.020), 0.038, 2),  # 64 steps of a 0.6 ms base: 2 steps of 20 ms last as long
+        (4, Steps(0.300), 0.160, 1),  # one step already outlasts the base's block
+        (64, Steps(0.0006), 0.038, 64),  # as fast as the base: the mode's floor, as before
+        (64, Steps(0.005), 0.038, 8),  # 8 steps (40 ms) match the base's block
+        (64, Latent(0.002, 0.004), 0.038, 32),  # one step looks slow: doubled until it lasts
+    ],
+)
+def test_a_slow_layout_twins_block_lasts_as_long_as_the_base_twins(k, subject, min_block, want):
+    """The mode's 64 steps make the base twin's block outlast PYNATIVE's drains; a twin whose
+    step is 30 times slower does with 2 steps (64 of them made 1.3 s blocks, a third of the
+    clip's PYNATIVE timing)."""
+    got = pairing.shorter(k, subject, 0.01, 64, 2.0, min_block=min_block)
+    assert got == want
+    assert got == k or subject.timed_block(got) >= min_block
+
+
 def test_the_default_tier_blocks_as_cap_does_by_default():
     assert TIERS["default"].max_block_seconds == pairing.MAX_SUBJECT_BLOCK
     assert TIERS["quick"].max_block_seconds < TIERS["default"].max_block_seconds
