@@ -53,16 +53,16 @@ def parser() -> OneLineParser:
         type=comma_list("batch sizes", positive_int),
         help="comma list of positive integers (default: the workload's sizes, e.g. the clip's "
         + ",".join(map(str, workloads.get(paths.DEFAULT_WORKLOAD).batch_sizes))
-        + "; by default its smallest, a middle and its largest; --quick: its smallest and "
-        "largest; --rigorous: all of them)",
+        + "; by default its smallest, a middle and its largest; --quick: its largest; "
+        "--rigorous: all of them)",
     )
     tier = p.add_mutually_exclusive_group()
     tier.add_argument(
         "--quick",
         action="store_true",
         help=f"{TIERS['quick'].gate_replicas} gate process, {TIERS['quick'].processes} timing "
-        f"process per race, {TIERS['quick'].rounds} rounds, no later stage, the smallest and "
-        "the largest size unless --batch-sizes names others, no screen (each strategy in the "
+        f"process per race, {TIERS['quick'].rounds} rounds, no later stage, the largest size "
+        "unless --batch-sizes names others, no screen (each strategy in the "
         "shape an earlier run's screen chose for identical code, else its simplest): a fast "
         "rough pass",
     )

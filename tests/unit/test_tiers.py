@@ -19,6 +19,9 @@ from bench.run.plan import TIERS, Precision
         ("ends", (8192, 128, 2048, 512), (128, 8192)),  # sorted first
         ("ends", (64, 1, 1), (1, 64)),  # two distinct sizes are both ends
         ("ends", (5,), (5,)),
+        ("largest", (1, 8, 64, 256, 1024), (1024,)),
+        ("largest", (8192, 128, 2048), (8192,)),
+        ("largest", (5,), (5,)),
         ("all", (3, 1, 3), (1, 3)),
         ("three", (1, 8, 64, 256, 1024), (1, 64, 1024)),
         ("three", (8192, 128, 2048, 512), (128, 2048, 8192)),  # the upper median of four
@@ -40,14 +43,14 @@ def _plan(*argv):
     return make_plan(args, workloads.get(args.workload or "clip"))
 
 
-def test_quick_times_the_smallest_and_largest_size_unless_sizes_are_named():
+def test_quick_times_the_largest_size_unless_sizes_are_named():
     assert TIERS["default"].sizes == "three" and TIERS["rigorous"].sizes == "all"
     clip = workloads.get("clip").batch_sizes
     assert _plan("--workload", "clip").batch_sizes == (1, 64, 1024)
     assert _plan("--workload", "clip", "--rigorous").batch_sizes == tuple(sorted(clip))
-    assert _plan("--workload", "clip", "--quick").batch_sizes == (min(clip), max(clip))
+    assert _plan("--workload", "clip", "--quick").batch_sizes == (max(clip),)
     ema = workloads.get("ema").batch_sizes
-    assert _plan("--workload", "ema", "--quick").batch_sizes == (min(ema), max(ema))
+    assert _plan("--workload", "ema", "--quick").batch_sizes == (max(ema),)
     named = _plan("--workload", "clip", "--quick", "--batch-sizes", "8,64,256")
     assert named.batch_sizes == (8, 64, 256)
 
@@ -179,4 +182,4 @@ def test_an_old_plan_without_the_new_fields_reads_as_before():
 
 def test_the_help_says_what_quick_times():
     text = parser().format_help()
-    assert "the smallest and the largest size" in " ".join(text.split())
+    assert "no later stage, the largest size unless --batch-sizes" in " ".join(text.split())
