@@ -43,6 +43,8 @@ class Cell:
     )  # "incorrect" when the state was wrong after the timed steps somewhere
     tau2_df: float = math.inf  # degrees of freedom of the mode's τ² (Heterogeneity.df)
     twin_invalid: str = ""  # why its twin cannot measure what the write adds ("" when it can)
+    run_tau2: float = 0.0  # the mode's variance between runs (``between_runs``): its cost only
+    run_df: float = math.inf
 
     @property
     def shows_cost(self) -> bool:
@@ -62,7 +64,9 @@ class Cell:
     @cached_property
     def estimate(self) -> cellstats.Estimate:
         groups = [t.ratios for t in self.timings]
-        return cellstats.estimate(groups, self.control_step_s, self.tau2, self.tau2_df)
+        return cellstats.estimate(
+            groups, self.control_step_s, self.tau2, self.tau2_df, self.run_tau2, self.run_df
+        )
 
     @property
     def processes(self) -> int:
@@ -348,12 +352,16 @@ def analyse(
     margin: Margin,
     looks: int = 1,
     wrong_shapes=frozenset(),
+    between_runs=None,
 ) -> dict[str, ModeAnalysis]:
     """{mode: ModeAnalysis} of every cell timed (``statuses``: the cells' final-state checks;
     ``looks``: how many times the run may look at a decision, the tier's stages + 1;
     ``wrong_shapes``: {(strategy, shape, mode)} whose final verdict is not "works" (a timing
     process saw it wrong at one size): its update cells are incorrect at every size, before the
-    twins are checked, so a wrong cell never judges a twin)."""
+    twins are checked, so a wrong cell never judges a twin); ``between_runs``: {mode: (τ²,
+    its df)} between runs of this machine, added to each cell's cost (``Cell.estimate``), not to
+    the comparisons between candidates, which were never contradicted between runs."""
+    between_runs = between_runs or {}
     wrong = {c["test"] for c in statuses if c.get("status") != Status.WORKS.value}
     grouped: dict[CellId, list[Timing]] = defaultdict(list)
     for t in timings:
@@ -377,6 +385,8 @@ def analyse(
                 or (ts[0].role == "update" and (cid.strategy, cid.shape, cid.mode) in wrong_shapes)
                 else Status.WORKS.value,
                 tau2_df=het.tau2_df,
+                run_tau2=between_runs.get((mode, ts[0].role), (0.0, math.inf))[0],
+                run_df=between_runs.get((mode, ts[0].role), (0.0, math.inf))[1],
             )
             for cid, ts in sorted(mine.items())
         }

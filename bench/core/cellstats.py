@@ -267,33 +267,38 @@ class Estimate:
     control_step_s: float  # the twin's median per-step time
     tau2: float = 0.0
     tau2_df: float = math.inf  # degrees of freedom of τ² (Heterogeneity.tau2_df)
+    run_tau2: float = 0.0  # the variance between runs of the machine (``between_runs``): one
+    run_df: float = math.inf  # draw for the whole run, added to the estimate's variance whole
 
     @cached_property
     def variance_parts(self) -> tuple[float, float]:
         """(within, between): the log-ratio's variance from the processes' own rounds and from
-        τ² (the spread between processes); inf, 0 where no process is usable."""
+        τ² (the spread between processes) plus ``run_tau2`` (between runs); inf, 0 where no
+        process is usable."""
         return self._parts[1], self._parts[2]
 
     @cached_property
-    def _parts(self) -> tuple[float, float, float, float]:
+    def _parts(self) -> tuple[float, float, float, float, float]:
         """(log-ratio, within variance, between variance, Welch–Satterthwaite degrees of
-        freedom)."""
+        freedom, and those of this run alone, without ``run_tau2``)."""
         usable = _usable(self.procs)
         if not usable:
             centers = [p.center for p in self.procs if math.isfinite(p.center)]
-            return (float(np.mean(centers)) if centers else math.nan), math.inf, 0.0, 0.0
+            return (float(np.mean(centers)) if centers else math.nan), math.inf, 0.0, 0.0, 0.0
         v, df = within_variances(usable)
         w = [1.0 / (x + self.tau2) for x in v]
         a = [x / sum(w) for x in w]  # the estimate is Σ a_i y_i: variance Σ a_i² (v_i + τ²)
         center = sum(ai * p.center for ai, p in zip(a, usable))
         within = sum(ai**2 * x for ai, x in zip(a, v))
         between = sum(ai**2 for ai in a) * self.tau2
-        return center, within, between, welch_df([(within, df), (between, self.tau2_df)])
+        own = [(within, df), (between, self.tau2_df)]
+        every = welch_df([*own, (self.run_tau2, self.run_df)])
+        return center, within, between + self.run_tau2, every, welch_df(own)
 
     @cached_property
     def _fit(self) -> tuple[float, float, float]:
         """(log-ratio, its variance, Welch–Satterthwaite degrees of freedom)."""
-        center, within, between, df = self._parts
+        center, within, between, df, _ = self._parts
         return center, within + between, df
 
     @property
@@ -303,6 +308,17 @@ class Estimate:
     @property
     def log_se(self) -> float:
         return math.sqrt(self._fit[1])
+
+    @property
+    def own_df(self) -> float:
+        """The degrees of freedom from this run alone (as ``own_log_se``)."""
+        return self._parts[4]
+
+    @property
+    def own_log_se(self) -> float:
+        """The standard error from this run alone (without ``run_tau2``): what a comparison of
+        two runs checks, and what the between-run variance is estimated against."""
+        return math.sqrt(max(0.0, self._fit[1] - self.run_tau2))
 
     @property
     def df(self) -> float:
@@ -355,10 +371,15 @@ class Estimate:
 
 
 def estimate(
-    groups, control_step_s: float, tau2: float = 0.0, tau2_df: float = math.inf
+    groups,
+    control_step_s: float,
+    tau2: float = 0.0,
+    tau2_df: float = math.inf,
+    run_tau2: float = 0.0,
+    run_df: float = math.inf,
 ) -> Estimate:
     """A cell's estimate from per-process groups of per-round ratios."""
-    return Estimate(processes(groups), control_step_s, tau2, tau2_df)
+    return Estimate(processes(groups), control_step_s, tau2, tau2_df, run_tau2, run_df)
 
 
 EQUIVALENT, SLOWER, FASTER, UNDETERMINED = "equivalent", "slower", "faster", "undetermined"

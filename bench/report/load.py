@@ -184,10 +184,15 @@ def _load(rec: Records) -> dict:
     return {"median": float(np.median(values)), "max": float(np.max(values)), "files": len(values)}
 
 
-def load(run_dir: Path, margin: cellstats.Margin | None = None) -> RunData:
+def load(run_dir: Path, margin: cellstats.Margin | None = None, between_runs=None) -> RunData:
     """Read and tidy one run folder; damaged files become ``problems``, not exceptions.
     ``margin``: decide at this margin instead of the one the run's plan recorded (a what-if:
-    ``findings/margin_stability.py``; the pages always decide at the plan's)."""
+    ``findings/margin_stability.py``; the pages always decide at the plan's). ``between_runs``:
+    {(mode, role): (τ²_run, df)} added to each cost's interval; default the committed estimate
+    from the back-to-back pairs (``between_runs.read``), ``{}`` for each run's own intervals."""
+    from bench.report import between_runs as between
+
+    run_tau2 = between.read() if between_runs is None else between_runs
     rec = Records(run_dir)
     manifest = rec.manifest
     final = verdicts.final(rec.verdicts, rec.cell_statuses)
@@ -204,6 +209,7 @@ def load(run_dir: Path, margin: cellstats.Margin | None = None) -> RunData:
         # a strategy in a shape whose final verdict is not "works" (a timing process saw it
         # wrong at one size) is incorrect at every size: none of its numbers is a cost
         wrong_shapes={(v.strategy, v.shape, v.mode) for v in final if v.status != Status.WORKS},
+        between_runs=run_tau2,
     )
     screen = pd.DataFrame(
         [

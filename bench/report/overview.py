@@ -5,14 +5,15 @@ README's blocks are ``readme``."""
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
 from bench.core import paths
 from bench.core.schema import NETWORK_ONLY, SECOND_ONLY, THIRD_ONLY, Status
 from bench.measured import workloads
-from bench.measured.modes import MODES, label
-from bench.report import answer, causes, costs, findings, fmt, readme, words
+from bench.measured.modes import MODE_NAMES, MODES, label
+from bench.report import answer, between_runs, causes, costs, findings, fmt, readme, words
 from bench.report.load import RunData, load
 
 
@@ -127,6 +128,27 @@ def _calibration(runs) -> list[str]:
         "disagree more than their rounds explain. Every interval is widened by τ.",
         "",
         *fmt.table(["mode", *names], spread),
+        *_between_runs(),
+    ]
+
+
+def _between_runs() -> list[str]:
+    """The variance between runs added to the costs (``between_runs``), from its file."""
+    found = between_runs.read()
+    if not found:
+        return []
+    rows = [
+        [label(m), role, f"±{math.sqrt(t2):.1%}", f"{df:.0f}"]
+        for (m, role), (t2, df) in sorted(found.items(), key=lambda kv: MODE_NAMES.index(kv[0][0]))
+    ]
+    return [
+        "",
+        "The spread between runs: τ between back-to-back runs of this machine, added to the "
+        "intervals of the cells of that role ([between_runs.json](between_runs.json), from the "
+        "pairs listed there). The comparisons between candidates are not widened: none was "
+        "contradicted between runs.",
+        "",
+        *fmt.table(["mode", "cells", "τ between runs", "pairs"], rows),
     ]
 
 

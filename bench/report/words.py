@@ -62,7 +62,8 @@ TERMS = {
     "1-element vector Parameter (`read=copy`: from a copy); the view sees in-place writes "
     "eagerly, not in GRAPH_MODE",
     "added time": "time per step the update adds: the strategy's step minus its twin's, from "
-    "paired blocks, with a 95 % interval that covers the spread between processes. A block is k "
+    "paired blocks, with a 95 % interval that covers the spread between processes and between "
+    "runs of this machine (results/between_runs.json). A block is k "
     "steps synchronized once at its end; each round times one block of each, in ABBA order",
     "candidate": "an API documented for the CPU that computes what the code means in the common "
     "shapes of every workload of its kind of state, in code a user can paste. A host-side update "
