@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import re
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bench.core.cellstats import EQUIVALENT, FASTER, SLOWER, UNDETERMINED, across, as_fast
 from bench.core.schema import Status
@@ -107,6 +107,29 @@ def scope_failures(run: RunData, strategy: str, mode: str) -> list[tuple[str, st
     return [(r.shape, f"{r.label}: {r.kind}" if r.kind else r.label) for r in bad.itertuples()]
 
 
+OPEN, SLOWER_IN, NOT_TIMED_IN = "open", "slower_in", "not_timed_in"  # Reason.code
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why an answer is not decided, as data (``decisions.json``'s ``reason``; its words are
+    ``templates/reason.md.j2``): ``code`` one of ``OPEN`` (an interval straddles the margin),
+    ``SLOWER_IN`` (slower than another candidate at some size of ``where``), ``NOT_TIMED_IN``
+    (correct, not timed in ``where``), or "" (no reason in a few words); ``rivals``: (strategy,
+    workload) the fastest candidate it is not told apart from; ``deprecated``: its API is, and
+    no current API is correct."""
+
+    code: str = ""
+    where: tuple[str, ...] = ()
+    rivals: tuple[tuple[str, str], ...] = ()
+    deprecated: bool = False
+
+    def words(self) -> str:
+        from bench.report import templating
+
+        return templating.render("reason.md.j2", r=self)
+
+
 @dataclass
 class Choice:
     """The answer of one mode (in one workload, or across them)."""
@@ -121,7 +144,12 @@ class Choice:
     fastest_by: dict[str, str | None] = field(default_factory=dict)  # workload -> its fastest
     rejected: dict[str, str] = field(default_factory=dict)  # candidate -> why not
     faster: list[str] = field(default_factory=list)  # working non-candidates that add less
-    short: str = ""  # why it is not decided, in a few words (README)
+    reason: Reason = field(default_factory=Reason)  # why it is not decided, as data
+
+    @property
+    def short(self) -> str:
+        """Why it is not decided, in a few words (README): ``reason`` rendered."""
+        return self.reason.words()
 
 
 def _pick(names: list[str], outcome: dict[str, str], facts: dict, mode: str, fastest) -> Choice:
@@ -158,7 +186,7 @@ def _pick(names: list[str], outcome: dict[str, str], facts: dict, mode: str, fas
             eq,
             und,
             fastest=fastest,
-            short="whether another candidate is faster by more than the margin is not known yet",
+            reason=Reason(OPEN),
         )
     return Choice(
         mode,
@@ -215,7 +243,7 @@ def _least_slower(
         False,
         "correct everywhere, but no candidate is as fast as the best at every size of every "
         "workload; this one is " + "; ".join(parts),
-        short=f"{SLOWER_SOMEWHERE} in {', '.join(by[SLOWER])}" if by[SLOWER] else "",
+        reason=Reason(SLOWER_IN, tuple(by[SLOWER])) if by[SLOWER] else Reason(),
     )
 
 
@@ -401,7 +429,7 @@ def decide(
         if combined.get(best) == NOT_TIMED:
             where = [w for w, o in found[best].items() if o == NOT_TIMED]
             choice.decided = False
-            choice.short = f"not timed in {', '.join(where)}"
+            choice.reason = Reason(NOT_TIMED_IN, tuple(where))
             choice.why = f"correct everywhere, but not timed in {', '.join(where)}"
     else:
         as_eq = {
@@ -414,24 +442,19 @@ def decide(
     if choice.strategy and not choice.decided:  # name the fastest it is not told apart from
         mine = found[choice.strategy]
         worst = SLOWER if SLOWER in mine.values() else UNDETERMINED
-        named = ", ".join(
-            f"`{fastest[w]}` in {w}"
+        rivals = tuple(
+            (fastest[w], w)
             for w, o in mine.items()
             if o == worst and fastest.get(w) not in (None, choice.strategy)
         )
-        if named and FASTEST_CANDIDATE in choice.short:
-            choice.short = choice.short.replace(FASTEST_CANDIDATE, f"{FASTEST_CANDIDATE} ({named})")
-        elif named:
-            choice.short += f" ({FASTEST_CANDIDATE}: {named})"
+        choice.reason = replace(choice.reason, rivals=rivals)
     choice.rejected = {
         **{s: NOT_PASTABLE for s in documented if s not in correct},
         **{s: "deprecated" for s in correct if s not in pool},
     }
     if choice.strategy and deprecated(facts.get(choice.strategy, {})):
         choice.why += "; its API is deprecated, but no current API is correct here"
-        choice.short = (
-            choice.short + "; " if choice.short else ""
-        ) + "deprecated: no current API is correct here"
+        choice.reason = replace(choice.reason, deprecated=True)
     return choice
 
 

@@ -14,21 +14,25 @@ pinned references; README's first screen is rendered from it (``first_screen``).
   upper end of its versus-best interval, in seconds and as a share of its step), and the mode's
   **resolution** (``answer.resolution``): costs as bounds, never a ranking of noise (issue 52).
 
-Schema 2 added the last three; a schema-1 file reads with them empty.
+Schema 2 added the last three; a schema-1 file reads with them empty. Schema 3 holds no
+English: ``reason`` is ``answer.Reason`` (a code, workloads, rivals) and ``cost`` a ``Cost``
+(numbers); their words are the templates' (``templates/``, ``templating``). A file of schema
+1 or 2 reads with both empty (their English cannot be turned back into data).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from bench.core.schema import Status
-from bench.measured.modes import MODES, label
-from bench.report import answer, phrases, words
+from bench.measured.modes import MODES
+from bench.report import answer, templating, words
 
-SCHEMA_VERSION = 2
-READS = (1, 2)  # schema versions from_json upgrades
+SCHEMA_VERSION = 3
+READS = (1, 2, 3)  # schema versions from_json upgrades
 # what users write first, from the original report and its answers (set_data, ops.assign), then
 # what PyTorch users port (in-place Tensor methods), then the index ops the maintainers named
 FIRST_TRIED = (
@@ -62,14 +66,35 @@ class Failure:
 
 
 @dataclass(frozen=True)
+class Cost:
+    """What the written API adds to a step at the kind's largest size, in one workload: the
+    added time with its 95 % interval (``Cell.estimate``), the ratio to its twin's step, and in
+    a distribution mode the rounds' quartiles of the added time. ``timed`` False: no cell of
+    it was timed; ``twin_invalid``: its twin cannot measure what the write adds."""
+
+    workload: str
+    size: int
+    size_term: str  # the workload's name for its size ("batch size")
+    timed: bool = True
+    twin_invalid: bool = False
+    added_s: float = math.nan
+    low_s: float = math.nan
+    high_s: float = math.nan
+    ratio: float = math.nan
+    step_s: float = math.nan  # the twin's step: the step without the write
+    quartiles: tuple = ()  # (q1, median, q3) of the per-round added time
+    rounds: int = 0
+
+
+@dataclass(frozen=True)
 class Decision:
     kind: str
     mode: str
     write: str | None  # strategy name, None: no candidate is correct in every shape
     api: str
     decided: bool  # the data decide it is not slower than another candidate by the margin
-    why: str  # why it is not decided, or why there is none
-    cost: str  # what it adds at the kind's largest size, in the pages' words
+    reason: answer.Reason  # why it is not decided (empty when it is, or when there is none)
+    cost: Cost | None  # what it adds at the kind's largest size (None: no answer to cost)
     nearest: Failure | None = None  # with no answer: the candidate correct in most shapes
     avoid: tuple = field(default_factory=tuple)  # Failure, first tried first
     host: bool = False  # the write is host-side code (a custom strategy), then ``api``
@@ -112,17 +137,33 @@ def _strategies(runs: dict, kind: str) -> list[str]:
     return first + sorted(names - set(first))
 
 
-def _cost(runs: dict, kind: str, mode: str, strategy: str | None, where: str) -> str:
+def _cost(runs: dict, kind: str, mode: str, strategy: str | None, where: str) -> Cost | None:
     run = runs.get(where)
     if strategy is None or run is None:
-        return ""
+        return None
     m = run.analysis.get(mode)
     cells = m.candidates.get(strategy) if m else None
     if not cells:
-        return phrases.NOT_TIMED
+        return Cost(where, 0, "", timed=False)
     n = max(cells)
-    what = words.size_term(run.work)[1].removeprefix("the ")  # in words: no symbol to define
-    return f"{phrases.cell_cost(cells[n], mode, why=False)} at {n:,} ({what}; {where})"
+    cell = cells[n]
+    term = words.size_term(run.work)[1].removeprefix("the ")  # in words: no symbol to define
+    if cell.twin_invalid:
+        return Cost(where, n, term, twin_invalid=True)
+    e = cell.estimate
+    low, high = e.added_interval
+    return Cost(
+        where,
+        n,
+        term,
+        added_s=e.added_s,
+        low_s=low,
+        high_s=high,
+        ratio=e.ratio,
+        step_s=e.control_step_s,
+        quartiles=cell.added_quartiles(),
+        rounds=cell.rounds,
+    )
 
 
 def decide(runs: dict, answers: dict) -> list[Decision]:
@@ -159,7 +200,7 @@ def decide(runs: dict, answers: dict) -> list[Decision]:
                     write=choice.strategy,
                     api=facts.get("api", ""),
                     decided=bool(choice.decided),
-                    why=choice.short or choice.why or "",
+                    reason=choice.reason,
                     cost=_cost(runs, kind, mode, choice.strategy, where),
                     nearest=nearest,
                     avoid=avoid,
@@ -179,21 +220,35 @@ def to_json(decisions: list[Decision], runs: dict) -> str:
         "schema_version": SCHEMA_VERSION,
         "runs": {w: r.manifest.run_id for w, r in runs.items()},
         "mindspore": sorted({str(r.environment.get("mindspore", "?")) for r in runs.values()}),
-        "decisions": [asdict(d) for d in decisions],
+        "decisions": [_finite(asdict(d)) for d in decisions],
     }
-    return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    return json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _finite(value):
+    """``value`` with every non-finite number as null: strict JSON (read back as NaN)."""
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
 
 
 def from_json(text: str) -> list[Decision]:
     data = json.loads(text)
-    if data.get("schema_version") not in READS:
-        raise ValueError(f"decisions schema_version {data.get('schema_version')!r}")
+    version = data.get("schema_version")
+    if version not in READS:
+        raise ValueError(f"decisions schema_version {version!r}")
     out = []
     for read in data["decisions"]:
         d = {
-            **read,
+            **{k: v for k, v in read.items() if k != "why"},
             "over_best": _bound(read.get("over_best")),
             "not_slower": tuple((s, _bound(b)) for s, b in read.get("not_slower", ())),
+            "reason": _reason(read.get("reason")) if version >= 3 else answer.Reason(),
+            "cost": _cost_of(read.get("cost")) if version >= 3 else None,
         }
         nearest = (
             Failure(**{**d["nearest"], "shapes": tuple(d["nearest"]["shapes"])})
@@ -205,46 +260,43 @@ def from_json(text: str) -> list[Decision]:
     return out
 
 
+def _reason(data: dict | None) -> answer.Reason:
+    if not data:
+        return answer.Reason()
+    return answer.Reason(
+        data.get("code", ""),
+        tuple(data.get("where", ())),
+        tuple(tuple(r) for r in data.get("rivals", ())),
+        bool(data.get("deprecated", False)),
+    )
+
+
+def _cost_of(data: dict | None) -> Cost | None:
+    if not data:
+        return None
+    floats = ("added_s", "low_s", "high_s", "ratio", "step_s")
+    nan = {k: math.nan for k in floats if data.get(k) is None}
+    quartiles = tuple(math.nan if q is None else q for q in data.get("quartiles", ()))
+    return Cost(**{**data, **nan, "quartiles": quartiles})
+
+
 def _bound(data: dict | None) -> answer.Bound | None:
     return answer.Bound(**data) if data else None
 
 
-def _api(f: Failure | None, api: str = "", strategy: str = "", shared=()) -> str:
-    """An API as a user writes it (``ops.Assign``); the strategy's name beside it where the API
-    alone does not say which way of writing is meant (``shared``: APIs named more than once)."""
-    api, strategy = (f.api, f.strategy) if f else (api, strategy)
-    name = f"`{(api or strategy).removeprefix('mindspore.')}`"
-    return f"{name} as `{strategy}`" if api and api in shared else name
+def shared_apis(failures) -> set[str]:
+    """The APIs named by more than one of ``failures`` (an avoid-list): said with the strategy
+    beside them, or two entries would read the same."""
+    apis = Counter(f.api for f in failures)
+    return {a for a, n in apis.items() if a and n > 1}
 
 
 def first_screen(decisions: list[Decision], shown: int = 4) -> list[str]:
-    """README's first table: kind × mode → write (or none, and the nearest with its count),
-    avoid (the first ``shown`` APIs, with what goes wrong), cost."""
-    rows = [
-        "| to … | mode | write | avoid (what goes wrong) | cost (largest size) |",
-        "|---|---|---|---|---|",
-    ]
-    for d in decisions:
-        if d.write is None:
-            near = d.nearest
-            write = "none correct in the common shapes" + (
-                f"; nearest {_api(near)}: {near.works} of {near.gated} shapes" if near else ""
-            )
-        else:
-            write = _api(None, d.api, d.write)
-            if d.host:
-                write = f"`{d.write}`: host-side code, then {write}"
-            write += "" if d.decided else " (not decided)"
-            if d.nearest:
-                write += f"; fails in {len(d.nearest.shapes)} of {d.nearest.gated} shapes"
-        apis = Counter(f.api for f in d.avoid)
-        shared = {a for a, n in apis.items() if n > 1}
-        avoid = ", ".join(f"{_api(f, shared=shared)} ({f.what})" for f in d.avoid[:shown])
-        more = len(d.avoid) - shown
-        avoid += f", {more} more" if more > 0 else ""
-        what = answer.KINDS[d.kind].split(" every step")[0]
-        rows.append(f"| {what} | {label(d.mode)} | {write} | {avoid or '–'} | {d.cost or '–'} |")
-    return rows
+    """README's first table (``templates/first_screen.md.j2``): kind × mode → write (or none,
+    and the nearest with its count), avoid (the first ``shown`` APIs, with what goes wrong),
+    cost."""
+    text = templating.render("first_screen.md.j2", decisions=decisions, shown=shown)
+    return text.rstrip("\n").split("\n")
 
 
-__all__ = ["Decision", "Failure", "decide", "first_screen", "from_json", "to_json"]
+__all__ = ["Cost", "Decision", "Failure", "decide", "first_screen", "from_json", "to_json"]

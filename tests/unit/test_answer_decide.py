@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from bench.report import answer
 from bench.report.answer import decide, deprecated, kind_of
 
 CPU = {"platforms": ["CPU"], "layout": "scalar"}
@@ -234,6 +235,7 @@ def test_not_decided_names_the_fastest_it_is_not_told_apart_from():
         "whether another candidate is faster by more than the margin is not known yet (the "
         "fastest candidate: `scatter_nd_update` in brn)"
     )
+    assert c.reason == answer.Reason(answer.OPEN, rivals=(("scatter_nd_update", "brn"),))
     assert c.fastest_by == {"clip": "assign_primitive", "brn": "scatter_nd_update"}
     slower = decide(
         {

@@ -55,9 +55,10 @@ def test_what_a_trajectory_writes():
 
 
 def _decision(write="assign_primitive", nearest=None, avoid=()):
+    from bench.report.answer import Reason
     from bench.report.decisions import Decision
 
-    return Decision("small", "jit_bytecode", write, "mindspore.ops.Assign", False, "", "",
+    return Decision("small", "jit_bytecode", write, "mindspore.ops.Assign", False, Reason(), None,
                     nearest=nearest, avoid=avoid)  # fmt: skip
 
 

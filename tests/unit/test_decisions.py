@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from bench.report import decisions
-from bench.report.decisions import Decision, Failure
+from bench.report.answer import Reason
+from bench.report.decisions import Cost, Decision, Failure
 
 
 def _run(kind: str, rows: list[tuple[str, str, str, str, str]], apis: dict) -> SimpleNamespace:
@@ -59,9 +60,12 @@ def test_the_apis_users_try_first_are_listed_first():
     assert decisions._strategies(runs, "small") == ["set_data", "assign", "zzz"]
 
 
+COST = Cost("clip", 8, "batch size", added_s=1e-6, low_s=5e-7, high_s=1.5e-6, ratio=1.1)
+
+
 def _d(**changes) -> Decision:
     base = {"kind": "small", "mode": "graph", "write": "prim", "api": "mindspore.ops.Assign",
-            "decided": True, "why": "", "cost": "+1 µs at N=8 (clip)"}  # fmt: skip
+            "decided": True, "reason": Reason(), "cost": COST}  # fmt: skip
     return Decision(**{**base, **changes})
 
 
@@ -75,12 +79,12 @@ def test_the_first_screen_says_write_exceptions_avoid_and_cost_in_one_row_each()
                 decided=False,
                 nearest=Failure("prim", "mindspore.ops.Assign", 48, 50, "stale", ("c:a", "c:b")),
             ),
-            _d(mode="jit_bytecode", write=None, api="", cost="", nearest=near, avoid=avoid),
+            _d(mode="jit_bytecode", write=None, api="", cost=None, nearest=near, avoid=avoid),
         ]
     )
     assert rows[2] == (
         "| replace a small Parameter | GRAPH_MODE | `ops.Assign` | `ops.s0` (raises), "
-        "`ops.s1` (raises) | +1 µs at N=8 (clip) |"
+        "`ops.s1` (raises) | +1.00 µs [+0.50, +1.50] a step (+10 %) at 8 (batch size; clip) |"
     )
     assert "`ops.Assign` (not decided); fails in 2 of 50 shapes" in rows[3]
     assert "none correct in the common shapes; nearest `ops.assign_add`: 46 of 50 shapes" in rows[4]
@@ -105,6 +109,87 @@ def test_decisions_round_trip_through_their_file():
     runs = {"clip": SimpleNamespace(manifest=SimpleNamespace(run_id="r1"),
                                     environment={"mindspore": "2.10.0"})}  # fmt: skip
     assert decisions.from_json(decisions.to_json(made, runs)) == made
+
+
+def test_a_cost_and_a_reason_are_data_and_a_non_finite_number_is_null():
+    import json
+    import math
+
+    invalid = Cost("ema", 10_000_000, "number of weight elements", twin_invalid=True)
+    why = Reason("slower_in", ("brn",), (("assign", "brn"),), deprecated=True)
+    made = [_d(cost=invalid, reason=why, decided=False), _d(cost=Cost("kv", 0, "", timed=False))]
+    runs = {"clip": SimpleNamespace(manifest=SimpleNamespace(run_id="r1"),
+                                    environment={"mindspore": "2.10.0"})}  # fmt: skip
+    text = decisions.to_json(made, runs)
+    data = json.loads(text)  # strict JSON: no NaN
+    first = data["decisions"][0]
+    assert first["cost"]["added_s"] is None and first["cost"]["twin_invalid"] is True
+    assert first["reason"] == {"code": "slower_in", "where": ["brn"],
+                               "rivals": [["assign", "brn"]], "deprecated": True}  # fmt: skip
+    assert "why" not in first  # no sentence: the words are the templates'
+    assert {k for k, v in first["cost"].items() if isinstance(v, str)} == {"workload", "size_term"}
+    back = decisions.from_json(text)
+    assert back[0].reason == why and math.isnan(back[0].cost.added_s)
+    assert back[0].cost.twin_invalid and back[1].cost.timed is False
+
+
+def test_the_words_of_a_reason_come_from_its_template():
+    assert Reason().words() == ""
+    assert Reason("open").words() == (
+        "whether another candidate is faster by more than the margin is not known yet"
+    )
+    assert Reason("slower_in", ("brn", "clip"), (("assign", "brn"),)).words() == (
+        "slower than another candidate at some size in brn, clip "
+        "(the fastest candidate: `assign` in brn)"
+    )
+    assert Reason("not_timed_in", ("kvcache",)).words() == "not timed in kvcache"
+    assert Reason(rivals=(("a", "x"), ("b", "y"))).words() == (
+        "(the fastest candidate: `a` in x, `b` in y)"
+    )
+    assert (
+        Reason("open", deprecated=True)
+        .words()
+        .endswith("not known yet; deprecated: no current API is correct here")
+    )
+    assert Reason(deprecated=True).words() == "deprecated: no current API is correct here"
+
+
+def test_the_first_screen_template_has_one_golden_rendering():
+    """The template's whole output for a fixed set of decisions (tests/fixtures/golden/)."""
+    from pathlib import Path
+
+    golden = Path(__file__).parents[1] / "fixtures" / "golden" / "first_screen.md"
+    avoid = (
+        Failure("set_data", "mindspore.Parameter.set_data", 0, 50, "raises"),
+        Failure("rebind", "mindspore.Parameter.set_data", 0, 50, "raises"),
+        Failure("assign", "mindspore.ops.assign", 2, 50, "write dropped"),
+    )
+    near = Failure("prim", "mindspore.ops.Assign", 48, 50, "stale read", ("clip:a", "clip:b"))
+    pn = Cost("brn", 1024, "batch size", added_s=4e-4, low_s=8e-5, high_s=7.8e-4, ratio=1.21,
+              quartiles=(1e-4, 3e-4, 6e-4), rounds=24)  # fmt: skip
+    free = Cost("brn", 1024, "batch size", added_s=1e-6, low_s=-5e-7, high_s=2.5e-6, ratio=1.002,
+                step_s=5e-4)  # fmt: skip
+    made = [
+        _d(avoid=avoid, nearest=near, decided=False, reason=Reason("open")),
+        _d(mode="jit_ast", cost=free),
+        _d(mode="pynative", write="set_data", api="mindspore.Parameter.set_data", cost=pn),
+        _d(
+            mode="jit_ast",
+            write="host_ema",
+            api="mindspore.Parameter.set_data",
+            host=True,
+            cost=Cost("ema", 10_000_000, "number of weight elements", twin_invalid=True),
+        ),
+        _d(mode="jit_bytecode", write=None, api="", cost=None, nearest=near, avoid=avoid[:1]),
+        _d(
+            kind="rows",
+            write="index_add",
+            api="mindspore.ops.index_add",
+            cost=Cost("kvcache", 0, "", timed=False),
+        ),
+    ]
+    got = "\n".join(decisions.first_screen(made, shown=2)) + "\n"
+    assert got == golden.read_text(encoding="utf-8")
 
 
 def test_the_committed_decisions_are_what_the_pinned_references_decide():
@@ -140,5 +225,10 @@ def test_a_schema_1_decisions_file_reads_with_the_bounds_empty():
     (made,) = decisions.from_json(json.dumps(old))
     assert made.write == "assign" and made.over_best is None
     assert made.not_slower == () and made.resolution is None
-    with pytest.raises(ValueError, match="schema_version 3"):
-        decisions.from_json(json.dumps({**old, "schema_version": 3}))
+    assert made.reason == Reason() and made.cost is None
+    two = {**old, "schema_version": 2}
+    two["decisions"][0]["cost"] = "+1 µs at N=8 (clip)"  # English: read as no cost
+    (made,) = decisions.from_json(json.dumps(two))
+    assert made.cost is None and made.reason == Reason()
+    with pytest.raises(ValueError, match="schema_version 4"):
+        decisions.from_json(json.dumps({**old, "schema_version": 4}))

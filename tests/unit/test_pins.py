@@ -199,7 +199,7 @@ def test_the_notice_names_the_tables_answers_the_current_gate_finds_wrong(monkey
     its own kind of state and in its mode (ema's reload does not touch the small-state answer)."""
     from types import SimpleNamespace
 
-    from bench.report import decisions, provenance, readme
+    from bench.report import answer, decisions, provenance, readme
 
     def run(kind, name):
         return SimpleNamespace(
@@ -218,7 +218,7 @@ def test_the_notice_names_the_tables_answers_the_current_gate_finds_wrong(monkey
     monkeypatch.setattr(provenance, "run_regated", lambda r: found[r.work.name])
 
     def d(kind, mode, write):
-        return decisions.Decision(kind, mode, write, "", False, "", "")
+        return decisions.Decision(kind, mode, write, "", False, answer.Reason(), None)
 
     made = [
         d("elementwise", "pynative", "host_ema"),

@@ -1,0 +1,101 @@
+"""Pages from data: Jinja2 templates (``bench/report/templates/``) over typed records.
+
+A template holds a page's words; the records (``decisions.Decision``, ``answer.Reason``) hold
+only codes, names and numbers. The filters turn one datum into its words: an API as a user
+writes it, a mode's label, a cost with its interval. Undefined names fail (``StrictUndefined``),
+so a template cannot print an empty hole where a field was renamed.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+def _kind_what(kind: str) -> str:
+    from bench.report.answer import KINDS
+
+    return KINDS[kind].split(" every step")[0]
+
+
+def _mode_label(mode: str) -> str:
+    from bench.measured.modes import label
+
+    return label(mode)
+
+
+def _api(failure, among=()) -> str:
+    """A failure's API as a user writes it (``ops.Assign``), with the strategy's name where
+    ``among`` (the avoid-list it stands in) names that API more than once."""
+    from bench.report.decisions import shared_apis
+
+    name = f"`{(failure.api or failure.strategy).removeprefix('mindspore.')}`"
+    if failure.api and failure.api in shared_apis(among):
+        return f"{name} as `{failure.strategy}`"
+    return name
+
+
+def _written(decision) -> str:
+    return f"`{(decision.api or decision.write).removeprefix('mindspore.')}`"
+
+
+def _cost_text(cost, mode: str) -> str:
+    """A decision's ``Cost`` in the pages' words (``phrases.cost``): the added time with its
+    interval at the size, or why there is none."""
+    from bench.report import fmt, phrases
+
+    if not cost.timed:
+        return phrases.NOT_TIMED
+    low, high, step = cost.low_s, cost.high_s, cost.step_s
+    if cost.twin_invalid:
+        text = phrases.TWIN_INVALID
+    elif all(map(_finite, (low, high, step))) and low <= 0 <= high and step > 0:
+        # against the step the user pays: the most it can add, a one-sided 97.5 % bound
+        text = (
+            f"{phrases.NO_COST}: ≤ {fmt.signed(high)}, {_share(high / step)} of a "
+            f"{fmt.duration(step)} step (97.5 % bound)"
+        )
+    else:
+        text = phrases.cost(cost.added_s, cost.low_s, cost.high_s, ratio=cost.ratio, why=False)
+        if phrases.distribution(mode) and cost.quartiles:
+            spread = phrases.quartiles(*cost.quartiles, cost.rounds)
+            text += f"; {spread}" if spread else ""
+    return f"{text} at {cost.size:,} ({cost.size_term}; {cost.workload})"
+
+
+def _share(x: float) -> str:
+    """A share of a step as the pages print it: ``6 %``, ``0.5 %`` below 10 %."""
+    return f"{100 * x:.1f} %" if abs(x) < 0.1 else f"{100 * x:.0f} %"
+
+
+def _finite(x) -> bool:
+    return isinstance(x, (int, float)) and math.isfinite(x)
+
+
+@cache
+def env() -> Environment:
+    e = Environment(
+        loader=FileSystemLoader(TEMPLATES),
+        undefined=StrictUndefined,
+        autoescape=False,  # Markdown, not HTML
+        keep_trailing_newline=False,
+    )
+    e.filters.update(
+        kind_what=_kind_what,
+        mode_label=_mode_label,
+        api=_api,
+        written=_written,
+        cost_text=_cost_text,
+        finite=_finite,
+    )
+    return e
+
+
+def render(name: str, **data) -> str:
+    """The template ``name`` rendered with ``data``."""
+    return env().get_template(name).render(**data)
