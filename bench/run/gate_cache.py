@@ -18,7 +18,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from bench.core import paths, procs
+from bench.core import paths, portable, procs
 from bench.core.rundir import RunDir, read_lines
 from bench.core.schema import SCHEMA_VERSION
 
@@ -73,5 +73,18 @@ def known(run: RunDir, workload: str) -> dict[tuple[str, int], dict]:
         for record in keyed_records(other):
             origin = record.get("reused") or other.name
             key_ = (record["cache_key"], record.get("replica", 0))
-            out.setdefault(key_, {**record, "reused": origin})
+            out.setdefault(key_, {**_portable(record), "reused": origin})
     return out
+
+
+def _portable(record: dict) -> dict:
+    """A reused verdict as a fresh one is recorded: a crash's stack without the machine's paths
+    (``portable.stack_text``; a run made before that rule, or kept outside the repository, still
+    names them)."""
+    found = record.get("diagnostics")
+    if not (isinstance(found, dict) and isinstance(found.get("traceback"), str)):
+        return record
+    return {
+        **record,
+        "diagnostics": {**found, "traceback": portable.stack_text(found["traceback"])},
+    }
