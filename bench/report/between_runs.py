@@ -154,8 +154,8 @@ def read(path: Path = OUT) -> dict[tuple[str, str], tuple[float, float]]:
     return {(f["mode"], f["role"]): (f["tau"] ** 2, f["df"]) for f in data["fits"]}
 
 
-def pair_rows(pair: dict) -> list[dict]:
-    """Rows {pair, mode, role, diff, se} of one committed pair: the cells of ``ROLES`` timed in
+def pair_rows(pair: dict, roles=ROLES) -> list[dict]:
+    """Rows {pair, mode, role, diff, se} of one committed pair: the cells of ``roles`` timed in
     both runs (``compare.compare``: each run's own standard errors)."""
     from bench.report import compare, load
     from bench.report.main import find_run
@@ -178,7 +178,7 @@ def pair_rows(pair: dict) -> list[dict]:
     return [
         {"pair": name, "mode": r.mode, "role": r.role, "diff": math.log(r.ratio), "se": r.se}
         for r in table.itertuples()
-        if r.role in ROLES and math.isfinite(r.se) and r.se > 0 and r.ratio > 0
+        if r.role in roles and math.isfinite(r.se) and r.se > 0 and r.ratio > 0
     ]
 
 
@@ -196,12 +196,35 @@ def lines(fits: list[ModeFit]) -> list[str]:
     return fmt.table(head, body)
 
 
+def by_pair(rows: list[dict]) -> list[str]:
+    """Per pair and mode, the share of each kind of cell beyond 1.96 with each run's own errors
+    (where the between-run spread shows: in which pairs, which cells). Pure."""
+    from bench.measured.modes import label
+    from bench.report import fmt
+
+    keys = sorted({(r["pair"], r["mode"]) for r in rows}, key=lambda k: (k[0], k[1]))
+    body = []
+    for pair, mode in keys:
+        cells = []
+        for role in (*ROLES, "aa"):
+            mine = [r for r in rows if (r["pair"], r["mode"], r.get("role")) == (pair, mode, role)]
+            share = beyond([r["diff"] for r in mine], [r["se"] for r in mine], 0.0)
+            cells.append(f"{share:.1%} of {len(mine)}" if mine else "–")
+        body.append([pair, label(mode), *cells])
+    return fmt.table(
+        ["pair", "mode", *(f"{role}: beyond 1.96 SE" for role in (*ROLES, "aa"))], body
+    )
+
+
 def main(argv=None) -> int:
     p = OneLineParser(
         prog="python -m bench.report.between_runs", description=__doc__.splitlines()[0]
     )
     p.add_argument("--pairs", type=Path, default=PAIRS, help="default results/b2b/pairs.json")
     p.add_argument("--out", type=Path, default=OUT, help="default results/between_runs.json")
+    p.add_argument(
+        "--by-pair", action="store_true", help="also print each pair's share beyond, per kind"
+    )
     try:
         args = p.parse_args(sys.argv[1:] if argv is None else argv)
         if not args.pairs.is_file():
@@ -213,11 +236,13 @@ def main(argv=None) -> int:
             raise UsageError(f"{str(args.pairs)!r} is no pairs file ({err!r})") from err
         if not keys:
             raise UsageError(f"{str(args.pairs)!r} lists no pair")
-        rows = [r for pair in pairs for r in pair_rows(pair)]
+        rows = [r for pair in pairs for r in pair_rows(pair, roles=(*ROLES, "aa"))]
     except UsageError as err:
         print(f"between_runs: error: {err}", file=sys.stderr)
         return 2
-    fits = fit(rows)
+    if args.by_pair:
+        print("\n".join(by_pair(rows)) + "\n")
+    fits = fit([r for r in rows if r["role"] in ROLES])
     print("\n".join(lines(fits)))
     write_text_atomic(args.out, to_json(fits, pairs))
     print(f"\nwrote {args.out}")

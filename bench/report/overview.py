@@ -132,23 +132,26 @@ def _calibration(runs) -> list[str]:
     ]
 
 
+KIND_OF_CELL = {"update": "a write's cost", "layout": "a layout twin"}  # between_runs.ROLES
+
+
 def _between_runs() -> list[str]:
     """The variance between runs added to the costs (``between_runs``), from its file."""
     found = between_runs.read()
     if not found:
         return []
     rows = [
-        [label(m), role, f"±{math.sqrt(t2):.1%}", f"{df:.0f}"]
+        [label(m), KIND_OF_CELL.get(role, role), f"±{math.sqrt(t2):.1%}", f"{df:.0f}"]
         for (m, role), (t2, df) in sorted(found.items(), key=lambda kv: MODE_NAMES.index(kv[0][0]))
     ]
     return [
         "",
         "The spread between runs: τ between back-to-back runs of this machine, added to the "
-        "intervals of the cells of that role ([between_runs.json](between_runs.json), from the "
+        "intervals of that kind of cell ([between_runs.json](between_runs.json), from the "
         "pairs listed there). The comparisons between candidates are not widened: none was "
         "contradicted between runs.",
         "",
-        *fmt.table(["mode", "cells", "τ between runs", "pairs"], rows),
+        *fmt.table(["mode", "interval of", "τ between runs", "pairs"], rows),
     ]
 
 

@@ -141,3 +141,14 @@ def test_an_unreadable_committed_file_widens_nothing_and_says_so(tmp_path, capsy
     path = tmp_path / "between_runs.json"
     path.write_text("{broken", encoding="utf-8")
     assert br.read(path) == {} and "unreadable" in capsys.readouterr().err
+
+
+def test_each_pair_shows_which_kind_of_cell_moves():
+    def row(role, diff):
+        return {"pair": "a", "mode": "graph", "role": role, "diff": diff, "se": 1.0}
+
+    rows = [row("update", 0.5), row("update", -1.0), row("layout", 3.0), row("layout", 0.1)]
+    found = br.by_pair(rows)
+    head, line = found[0], found[2]
+    assert "layout: beyond 1.96 SE" in head
+    assert line == "| a | GRAPH_MODE | 0.0% of 2 | 50.0% of 2 | – |"  # no A/A cell here
