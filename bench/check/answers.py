@@ -1,6 +1,6 @@
 """What to write instead: the kind of state the user's Cell writes, and the suite's answer for
-that kind and mode, read from the same source the pages use (``bench.report.readme.kind_answers``
-over the committed reference runs, ``bench.report.phrases`` for the code and the cost).
+that kind and mode, read from the file README's table is rendered from (``results/decisions.json``:
+the write, its code, its cost, what to avoid, where it fails).
 
 The kind of state of each Parameter the Cell writes (``kind_of_state``, pure):
 
@@ -114,46 +114,23 @@ class Answer:
     strategy: str | None  # None: no answer in this mode
     text: str  # "`assign_primitive` (brn's step: +19 µs ...). *Not decided: ...*" or "none — ..."
     code: list  # the snippet's lines (imports, __init__, construct), [] when none
-    source: str = "bench.report.readme.kind_answers over the committed reference runs"
-
-
-@functools.lru_cache(maxsize=1)
-def _kind_answers():
-    from bench.report import overview, readme
-
-    runs = overview.reference_runs()
-    return runs, readme.kind_answers(runs)
+    source: str = "results/decisions.json"
 
 
 def answer(kind: str, mode: str) -> Answer | None:
-    """The answer for ``kind`` in ``mode`` (None when the reference runs have none), the words
-    README's and summary.md's answer block prints (``readme.answers_block``)."""
-    from bench.report import answer as A
-    from bench.report import phrases, readme
+    """The answer for ``kind`` in ``mode`` from ``results/decisions.json`` (None when it has
+    none): the write, its cost at the largest size, why it is not decided, and its code, as
+    README's table and answer block say them (``templates/check_answer.md.j2``)."""
+    from bench.report import templating
 
-    runs, answers = _kind_answers()
-    per_mode = answers.get(kind, {})
-    if mode not in per_mode:
+    d = _decisions().get((kind, mode))
+    if d is None:
         return None
-    choice, _ = per_mode[mode]
-    if choice.strategy is None:
-        return Answer(kind, mode, None, f"none — {choice.why}.", [])
-    mine = {w: r for w, r in runs.items() if A.kind_of(r.work) == kind}
-    where = (
-        readme.SNIPPET_FROM.get(kind) if readme.SNIPPET_FROM.get(kind) in mine else next(iter(mine))
+    text = templating.render(
+        "check_answer.md.j2", d=d, drain=MODES[mode].distribution if mode in MODES else False
     )
-    run = mine[where]
-    cost = phrases.cost_phrase(run, mode, choice.strategy, ends=True)
-    undecided = "" if choice.decided else f" *Not decided: {choice.short or choice.why}.*"
-    text = f"`{choice.strategy}` ({where}'s step: {cost}).{undecided}"
-    code = phrases.snippet(run, choice.strategy, "row" if kind == ROWS else "")
-    if code is None:
-        desc = run.manifest.strategies.get(choice.strategy, {}).get("description", "")
-        return Answer(kind, mode, choice.strategy, f"{text} What to write: {desc}.", [])
-    if MODES[mode].distribution:
-        text += f" *{phrases.QUEUE_DRAIN[0].upper()}{phrases.QUEUE_DRAIN[1:]}.*"
-    lines = [ln for ln in code.markdown() if not ln.startswith("```")]
-    return Answer(kind, mode, choice.strategy, text, lines)
+    code = [ln for ln in d.snippet if not ln.startswith("```")]
+    return Answer(kind, mode, d.write, text, code)
 
 
 @functools.lru_cache(maxsize=1)

@@ -155,7 +155,8 @@ def markdown(r: Report, out: Path) -> str:
             if q["code"]:
                 lines += ["", "```python", *q["code"], "```"]
             if q["source"]:
-                lines += ["", f"(read from {q['source']}, as results/summary.md prints it)"]
+                said = f"(read from {q['source']}, the file README's table is rendered from)"
+                lines += ["", said]
         if d["repro"]:
             lines += ["", f"**Repro**: `python {d['repro']}` (exits 0 when it reproduces)"]
         lines.append("")

@@ -107,7 +107,8 @@ def scope_failures(run: RunData, strategy: str, mode: str) -> list[tuple[str, st
     return [(r.shape, f"{r.label}: {r.kind}" if r.kind else r.label) for r in bad.itertuples()]
 
 
-OPEN, SLOWER_IN, NOT_TIMED_IN = "open", "slower_in", "not_timed_in"  # Reason.code
+OPEN, SLOWER_IN, NOT_TIMED_IN = "open", "slower_in", "not_timed_in"  # Reason.code: undecided
+NO_ANSWER, NONE_AS_FAST = "no_candidate", "none_as_fast"  # Reason.code: no answer
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,8 @@ class Reason:
     """Why an answer is not decided, as data (``decisions.json``'s ``reason``; its words are
     ``templates/reason.md.j2``): ``code`` one of ``OPEN`` (an interval straddles the margin),
     ``SLOWER_IN`` (slower than another candidate at some size of ``where``), ``NOT_TIMED_IN``
-    (correct, not timed in ``where``), or "" (no reason in a few words); ``rivals``: (strategy,
+    (correct, not timed in ``where``), ``NO_ANSWER`` / ``NONE_AS_FAST`` (why there is no
+    answer), or "" (no reason in a few words); ``rivals``: (strategy,
     workload) the fastest candidate it is not told apart from; ``deprecated``: its API is, and
     no current API is correct."""
 
@@ -127,7 +129,7 @@ class Reason:
     def words(self) -> str:
         from bench.report import templating
 
-        return templating.render("reason.md.j2", r=self)
+        return templating.render("reason.md.j2", r=self, platform=PLATFORM)
 
 
 @dataclass
@@ -163,7 +165,9 @@ def _pick(names: list[str], outcome: dict[str, str], facts: dict, mode: str, fas
     eq = [s for s in order if as_fast(outcome.get(s, ""))]
     und = [s for s in order if outcome.get(s) == UNDETERMINED]
     if not order:
-        return Choice(mode, None, True, NO_CANDIDATE, eq, und, fastest=fastest)
+        return Choice(
+            mode, None, True, NO_CANDIDATE, eq, und, fastest=fastest, reason=Reason(NO_ANSWER)
+        )
     if not eq and not und:
         return Choice(
             mode,
@@ -173,6 +177,7 @@ def _pick(names: list[str], outcome: dict[str, str], facts: dict, mode: str, fas
             eq,
             und,
             fastest=fastest,
+            reason=Reason(NONE_AS_FAST),
         )
     best = next(s for s in order if s in eq or s in und)
     if best in und:
@@ -420,7 +425,7 @@ def decide(
     labelled = {w: next((s for s in table if table[s].get(w) == FASTEST), None) for w in workloads}
     fastest = {w: (fastest or {}).get(w) or labelled[w] for w in workloads}
     if not pool:
-        return Choice(mode, None, True, NO_CANDIDATE, fastest=None)
+        return Choice(mode, None, True, NO_CANDIDATE, fastest=None, reason=Reason(NO_ANSWER))
     if eq or und:
         choice = _pick(
             pool, {s: EQUIVALENT if s in eq else UNDETERMINED for s in eq + und}, facts, mode, None

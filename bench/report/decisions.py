@@ -1,6 +1,7 @@
 """What a user acts on, as data: per kind of state × mode, what to write, where it fails, what
-to avoid and what it costs (``results/decisions.json``, schema_version 1), decided from the
-pinned references; README's first screen is rendered from it (``first_screen``).
+to avoid and what it costs (``results/decisions.json``), decided from the pinned references;
+README's first screen is rendered from it (``first_screen``), and the check tool quotes it
+(``bench.check.answers``): one file, so they agree without reading each other back.
 
 - **write**: the kind's answer (``answer.kind_answer``): the simplest candidate not shown slower;
   ``none`` when no API documented for the CPU is correct in every shape of the kind.
@@ -16,8 +17,10 @@ pinned references; README's first screen is rendered from it (``first_screen``).
 
 Schema 2 added the last three; a schema-1 file reads with them empty. Schema 3 holds no
 English: ``reason`` is ``answer.Reason`` (a code, workloads, rivals) and ``cost`` a ``Cost``
-(numbers); their words are the templates' (``templates/``, ``templating``). A file of schema
-1 or 2 reads with both empty (their English cannot be turned back into data).
+(numbers); their words are the templates' (``templates/``, ``templating``). It also holds
+the write's ``snippet`` (code) and every mode, the diagnostic one too (``diagnostic``: not on
+README's table). A file of schema 1 or 2 reads with reason and cost empty (their English
+cannot be turned back into data).
 """
 
 from __future__ import annotations
@@ -101,6 +104,9 @@ class Decision:
     over_best: answer.Bound | None = None  # the written API's excess over the best, bounded
     not_slower: tuple = field(default_factory=tuple)  # (strategy, Bound | None), not shown slower
     resolution: float | None = None  # the smallest share of the step the mode could decide
+    snippet: tuple = ()  # the write's code as the pages print it (Markdown lines), () if none
+    description: str = ""  # the strategy file's own words, for a write without a snippet
+    diagnostic: bool = False  # a mode users do not run (launch_blocking): not on README's table
 
 
 def _failure(runs: dict, kind: str, mode: str, strategy: str) -> Failure:
@@ -175,8 +181,6 @@ def decide(runs: dict, answers: dict) -> list[Decision]:
         mine = [w for w, r in runs.items() if answer.kind_of(r.work) == kind]
         where = SNIPPET_FROM.get(kind) if SNIPPET_FROM.get(kind) in mine else mine[0]
         for mode, (choice, _) in per_mode.items():
-            if MODES[mode].diagnostic:
-                continue
             failures = [_failure(runs, kind, mode, s) for s in _strategies(runs, kind)]
             failures = [f for f in failures if f.gated]
             avoid = tuple(f for f in failures if f.works * 2 < f.gated)
@@ -210,9 +214,20 @@ def decide(runs: dict, answers: dict) -> list[Decision]:
                     ),
                     not_slower=tuple((s, answer.excess_bound(run, mode, s)) for s in rivals),
                     resolution=answer.resolution(run, mode),
+                    snippet=_snippet(run, choice.strategy, kind),
+                    description=facts.get("description", ""),
+                    diagnostic=MODES[mode].diagnostic,
                 )
             )
     return out
+
+
+def _snippet(run, strategy: str | None, kind: str) -> tuple[str, ...]:
+    """The write's code as README prints it (``phrases.snippet``), () when it has none."""
+    from bench.report import phrases
+
+    code = phrases.snippet(run, strategy, "row" if kind == "rows" else "") if strategy else None
+    return tuple(code.markdown("")) if code is not None else ()
 
 
 def to_json(decisions: list[Decision], runs: dict) -> str:
@@ -249,6 +264,7 @@ def from_json(text: str) -> list[Decision]:
             "not_slower": tuple((s, _bound(b)) for s, b in read.get("not_slower", ())),
             "reason": _reason(read.get("reason")) if version >= 3 else answer.Reason(),
             "cost": _cost_of(read.get("cost")) if version >= 3 else None,
+            "snippet": tuple(read.get("snippet", ())),
         }
         nearest = (
             Failure(**{**d["nearest"], "shapes": tuple(d["nearest"]["shapes"])})

@@ -93,6 +93,9 @@ def env() -> Environment:
         cost_text=_cost_text,
         finite=_finite,
     )
+    from bench.report import phrases
+
+    e.globals["queue_drain"] = phrases.QUEUE_DRAIN[0].upper() + phrases.QUEUE_DRAIN[1:]
     return e
 
 

@@ -98,3 +98,50 @@ def test_no_answer_has_no_exception_list(monkeypatch):
 def test_the_committed_decisions_are_read():
     A._decisions.cache_clear()
     assert ("small", "graph") in A._decisions()
+
+
+def test_the_checks_answer_is_the_decisions_entry_in_words(monkeypatch):
+    """The write, its cost, why it is not decided and its code come from decisions.json
+    (``templates/check_answer.md.j2``): the check and README's table read one file."""
+    from dataclasses import replace
+
+    from bench.report.answer import Reason
+    from bench.report.decisions import Cost
+
+    cost = Cost("brn", 1024, "batch size", added_s=4e-4, low_s=8e-5, high_s=7.8e-4, ratio=1.21)
+    code = ("```python", "from mindspore import ops", "", "self.assign_op(self.r_max, new)", "```")
+    d = replace(_decision(), cost=cost, reason=Reason("open"), snippet=code)
+    none = replace(_decision(write=None), reason=Reason("no_candidate"))
+    bare = replace(_decision(), decided=True, snippet=(), description="a host-side update")
+    found = {("small", "jit_bytecode"): d, ("small", "pynative"): replace(d, mode="pynative"),
+             ("small", "graph"): none, ("small", "jit_ast"): bare}  # fmt: skip
+    monkeypatch.setattr(A, "_decisions", lambda: found)
+    got = A.answer("small", "jit_bytecode")
+    assert got.strategy == "assign_primitive"
+    assert got.text == (
+        "`assign_primitive` (+400 µs [+80, +780] a step (+21 %) at 1,024 (batch size; brn)). "
+        "*Not decided: whether another candidate is faster by more than the margin is not known "
+        "yet.*"
+    )
+    assert got.code == ["from mindspore import ops", "", "self.assign_op(self.r_max, new)"]
+    drain = A.answer("small", "pynative").text
+    assert drain.endswith("`findings/README.md` explains it).*")
+    assert "* *PYNATIVE_MODE on a machine with few cores: ops such as assign" in drain
+    assert A.answer("small", "graph").text == (
+        "none — no API documented for the CPU is correct in the common shapes here."
+    )
+    assert (
+        A.answer("small", "jit_ast").text
+        == "`assign_primitive` (not timed). What to write: a host-side update."
+    )
+    assert A.answer("rows", "graph") is None
+
+
+def test_a_diagnostic_mode_is_in_the_decisions_not_on_readmes_table():
+    from dataclasses import replace
+
+    from bench.report import decisions
+
+    blocking = replace(_decision(), mode="pynative_blocking", diagnostic=True)
+    rows = decisions.first_screen([_decision(), blocking])
+    assert len(rows) == 3 and "launch_blocking" not in "\n".join(rows)
