@@ -3,9 +3,10 @@ as a user reads it (the one phrasing module: every page, table and README block 
 through ``cost`` / ``cell_cost`` / ``cost_phrase``; ``tests/unit/test_phrasing.py`` holds their
 table).
 
-- An interval that contains 0: "no detectable cost (97.5 % upper bound +x µs)": the upper end of
-  the 95 % interval, a one-sided 97.5 % bound on what the write can cost at this precision, named
-  for what it is (issue 52); never a bare "not measurable".
+- An interval that contains 0: "no detectable cost: ≤ +x µs, y % of a z step (97.5 % bound)",
+  against the step without the write: the upper end of the 95 % interval, a one-sided 97.5 %
+  bound on what the write can cost at this precision, named for what it is (issue 52); never a
+  bare "not measurable".
 - An interval above 0: the added time with its interval.
 - An interval below 0: "faster than the same step without the write", with its interval and why
   that can happen (``WHY_FASTER``): the no-update twin is a different program, not the same one
@@ -278,13 +279,25 @@ def _bound(statement: str, name: str) -> bool:
     return any((a.asname or a.name).split(".")[0] == name for a in node.names)
 
 
+def share(x: float) -> str:
+    """A share of a step: ``6 %``, ``0.5 %`` below 10 %."""
+    return f"{100 * x:.1f} %" if abs(x) < 0.1 else f"{100 * x:.0f} %"
+
+
 def cost(
-    added_s: float, low_s: float, high_s: float, ratio: float = math.nan, why: bool = True
+    added_s: float,
+    low_s: float,
+    high_s: float,
+    ratio: float = math.nan,
+    why: bool = True,
+    step_s: float = math.nan,
 ) -> str:
     """The added time per step of a write, with its 95 % interval, as a sentence fragment:
 
-    - an interval that contains 0: "no detectable cost (97.5 % upper bound +x)", the bound
-      being the most the write can cost at this precision (never a bare "not measurable");
+    - an interval that contains 0: "no detectable cost: ≤ +x, y % of a z step (97.5 % bound)"
+      against ``step_s``, the step without the write (the step the user pays); without it "no
+      detectable cost (97.5 % upper bound +x)". The bound is the most the write can cost at
+      this precision, a one-sided 97.5 % bound (never a bare "not measurable");
     - an interval above 0: the added time with its interval (and ``ratio`` to the twin's step);
     - an interval below 0: "faster than the same step without the write", with its interval and
       (``why``) why that can happen (``WHY_FASTER``)."""
@@ -294,6 +307,11 @@ def cost(
     if not (math.isfinite(low_s) and math.isfinite(high_s)):
         return f"{fmt.signed(added_s)} a step{rel} (no interval: too few rounds to have one)"
     if low_s <= 0 <= high_s:
+        if math.isfinite(step_s) and step_s > 0:
+            return (
+                f"{NO_COST}: ≤ {fmt.signed(high_s)}, {share(high_s / step_s)} of a "
+                f"{fmt.duration(step_s)} step (97.5 % bound)"
+            )
         return f"{NO_COST} (97.5 % upper bound {fmt.signed(high_s)})"
     if low_s > 0:
         return f"{fmt.signed(added_s, low_s, high_s)} a step{rel}"
@@ -324,7 +342,7 @@ def cell_cost(cell, mode: str, why: bool = True) -> str:
     if cell.twin_invalid:
         return TWIN_INVALID
     e = cell.estimate
-    text = cost(e.added_s, *e.added_interval, ratio=e.ratio, why=why)
+    text = cost(e.added_s, *e.added_interval, ratio=e.ratio, why=why, step_s=e.control_step_s)
     if distribution(mode):
         spread = quartiles(*cell.added_quartiles(), cell.rounds)
         if spread:

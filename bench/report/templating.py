@@ -47,30 +47,20 @@ def _written(decision) -> str:
 def _cost_text(cost, mode: str) -> str:
     """A decision's ``Cost`` in the pages' words (``phrases.cost``): the added time with its
     interval at the size, or why there is none."""
-    from bench.report import fmt, phrases
+    from bench.report import phrases
 
     if not cost.timed:
         return phrases.NOT_TIMED
-    low, high, step = cost.low_s, cost.high_s, cost.step_s
     if cost.twin_invalid:
         text = phrases.TWIN_INVALID
-    elif all(map(_finite, (low, high, step))) and low <= 0 <= high and step > 0:
-        # against the step the user pays: the most it can add, a one-sided 97.5 % bound
-        text = (
-            f"{phrases.NO_COST}: ≤ {fmt.signed(high)}, {_share(high / step)} of a "
-            f"{fmt.duration(step)} step (97.5 % bound)"
-        )
     else:
-        text = phrases.cost(cost.added_s, cost.low_s, cost.high_s, ratio=cost.ratio, why=False)
+        text = phrases.cost(
+            cost.added_s, cost.low_s, cost.high_s, ratio=cost.ratio, why=False, step_s=cost.step_s
+        )
         if phrases.distribution(mode) and cost.quartiles:
             spread = phrases.quartiles(*cost.quartiles, cost.rounds)
             text += f"; {spread}" if spread else ""
     return f"{text} at {cost.size:,} ({cost.size_term}; {cost.workload})"
-
-
-def _share(x: float) -> str:
-    """A share of a step as the pages print it: ``6 %``, ``0.5 %`` below 10 %."""
-    return f"{100 * x:.1f} %" if abs(x) < 0.1 else f"{100 * x:.0f} %"
 
 
 def _finite(x) -> bool:

@@ -85,8 +85,9 @@ TERMS = {
     "(ideally nothing; about 95 % of the A/A 95 % intervals should contain 1). At a size whose "
     "A/A interval lies wholly outside ±margin, every decision of that mode is undetermined",
     "no detectable cost": "the added time's 95 % interval contains 0: the data cannot tell the "
-    "step from the same step without the write. The 97.5 % upper bound is the interval's upper "
-    "end (a one-sided bound at 97.5 %), the most the write can cost at this precision",
+    "step from the same step without the write. The bound after ≤ is the interval's upper end "
+    "(a one-sided bound at 97.5 %), the most the write can cost at this precision, also as a "
+    "share of the step without the write",
     "faster than the same step without the write": "the added time's whole 95 % interval is "
     "below 0. It is possible because the twin is another program: the write changes what later "
     "steps compute (a clip limit that grows clips fewer elements) or how the compiler lays out "

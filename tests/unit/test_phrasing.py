@@ -71,8 +71,9 @@ def test_no_quartiles_from_non_finite_values():
 
 
 class _Est:
-    def __init__(self, added, low, high, ratio=1.0):
+    def __init__(self, added, low, high, ratio=1.0, step=100 * US):
         self.added_s, self.added_interval, self.ratio = added, (low, high), ratio
+        self.control_step_s = step  # the twin's step: a bound reads against it
 
 
 def _cell(added, low, high, rounds=10, quart=(1 * US, 2 * US, 3 * US), twin_invalid=""):
@@ -100,8 +101,8 @@ def _run(cells: dict[int, object], mode="graph"):
             },
             False,
             "+7.00 µs [+4.0, +10.0] a step (+0 %) at N=1; "
-            "no detectable cost (97.5 % upper bound +3.00 µs) at N=64; "
-            "no detectable cost (97.5 % upper bound +5.00 µs) at N=256",
+            "no detectable cost: ≤ +3.00 µs, 3.0 % of a 100 µs step (97.5 % bound) at N=64; "
+            "no detectable cost: ≤ +5.00 µs, 5.0 % of a 100 µs step (97.5 % bound) at N=256",
             id="each-size-its-own-bound",
         ),
         pytest.param(
@@ -111,8 +112,8 @@ def _run(cells: dict[int, object], mode="graph"):
                 64: _cell(9 * US, 8 * US, 10 * US),
             },
             False,
-            "no detectable cost (97.5 % upper bound +3.00 µs) at N=1; "
-            "no detectable cost (97.5 % upper bound +4.00 µs) at N=8; "
+            "no detectable cost: ≤ +3.00 µs, 3.0 % of a 100 µs step (97.5 % bound) at N=1; "
+            "no detectable cost: ≤ +4.00 µs, 4.0 % of a 100 µs step (97.5 % bound) at N=8; "
             "+9.00 µs [+8.0, +10.0] a step (+0 %) at N=64",
             id="no-cost-then-a-cost",
         ),
@@ -132,7 +133,7 @@ def _run(cells: dict[int, object], mode="graph"):
             },
             True,
             "+7.00 µs [+4.0, +10.0] a step (+0 %) at N=1; "
-            "no detectable cost (97.5 % upper bound +4.00 µs) at N=64",
+            "no detectable cost: ≤ +4.00 µs, 4.0 % of a 100 µs step (97.5 % bound) at N=64",
             id="ends-only",
         ),
         pytest.param(
@@ -158,7 +159,7 @@ def _run(cells: dict[int, object], mode="graph"):
             },
             False,
             "not measured (its twin is invalid in this mode) at N=1; "
-            "no detectable cost (97.5 % upper bound +3.00 µs) at N=64",
+            "no detectable cost: ≤ +3.00 µs, 3.0 % of a 100 µs step (97.5 % bound) at N=64",
             id="invalid-twin-at-one-size-only",
         ),
     ],
