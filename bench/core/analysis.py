@@ -358,9 +358,10 @@ def analyse(
     ``looks``: how many times the run may look at a decision, the tier's stages + 1;
     ``wrong_shapes``: {(strategy, shape, mode)} whose final verdict is not "works" (a timing
     process saw it wrong at one size): its update cells are incorrect at every size, before the
-    twins are checked, so a wrong cell never judges a twin); ``between_runs``: {mode: (τ²,
-    its df)} between runs of this machine, added to each cell's cost (``Cell.estimate``), not to
-    the comparisons between candidates, which were never contradicted between runs."""
+    twins are checked, so a wrong cell never judges a twin); ``between_runs``: {(mode, role):
+    (τ², its df)} between runs of this machine, added to the cost of each cell of that role
+    (``Cell.estimate``), not to the comparisons between candidates, which were never
+    contradicted between runs."""
     between_runs = between_runs or {}
     wrong = {c["test"] for c in statuses if c.get("status") != Status.WORKS.value}
     grouped: dict[CellId, list[Timing]] = defaultdict(list)

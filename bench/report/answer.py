@@ -45,7 +45,6 @@ NO_CANDIDATE = f"no API documented for the {PLATFORM} is correct in the common s
 CANNOT = "cannot be written here"
 WRONG = "silently wrong"  # prefix of an outcome: not correct in a shape the answer must hold in
 FASTEST = "fastest"
-FASTEST_CANDIDATE = "the fastest candidate"
 SLOWER_SOMEWHERE = "slower than another candidate at some size"  # an answer that admits it
 TIMED = (FASTEST, EQUIVALENT, FASTER, SLOWER, UNDETERMINED)
 
@@ -117,9 +116,9 @@ class Reason:
     ``templates/reason.md.j2``): ``code`` one of ``OPEN`` (an interval straddles the margin),
     ``SLOWER_IN`` (slower than another candidate at some size of ``where``), ``NOT_TIMED_IN``
     (correct, not timed in ``where``), ``NO_ANSWER`` / ``NONE_AS_FAST`` (why there is no
-    answer), or "" (no reason in a few words); ``rivals``: (strategy,
-    workload) the fastest candidate it is not told apart from; ``deprecated``: its API is, and
-    no current API is correct."""
+    answer), or "" (no reason in a few words); ``rivals``: (strategy, workload) the fastest
+    candidate it is not told apart from; ``deprecated``: its API is, and no current API is
+    correct."""
 
     code: str = ""
     where: tuple[str, ...] = ()

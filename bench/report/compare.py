@@ -94,7 +94,6 @@ def compare(a: load.RunData, b: load.RunData) -> pd.DataFrame:
             ea, eb = ca.estimate, cb.estimate
             diff = eb.log_ratio - ea.log_ratio
             se = math.hypot(ea.own_log_se, eb.own_log_se)  # each run's own (before widening)
-            wide = math.hypot(ea.log_se, eb.log_se)  # with the between-run variance, if any
             df = cellstats.welch_df([(ea.own_log_se**2, ea.own_df), (eb.own_log_se**2, eb.own_df)])
             ok = se > 0 and math.isfinite(se) and df > 0
             p = float(2 * stats.t.sf(abs(diff) / se, df)) if ok else 1.0
@@ -115,7 +114,6 @@ def compare(a: load.RunData, b: load.RunData) -> pd.DataFrame:
                     "p": p,
                     "z": diff / se if se > 0 and math.isfinite(se) else math.nan,
                     "se": se,
-                    "z_widened": diff / wide if wide > 0 and math.isfinite(wide) else math.nan,
                     "outcome_a": oa.get(key, "") if ca.role == "update" else "",
                     "outcome_b": ob.get(key, "") if cb.role == "update" else "",
                     "width_a": wa.get(key, math.nan) if ca.role == "update" else math.nan,

@@ -235,17 +235,17 @@ def to_json(decisions: list[Decision], runs: dict) -> str:
         "schema_version": SCHEMA_VERSION,
         "runs": {w: r.manifest.run_id for w, r in runs.items()},
         "mindspore": sorted({str(r.environment.get("mindspore", "?")) for r in runs.values()}),
-        "decisions": [_finite(asdict(d)) for d in decisions],
+        "decisions": [_strict(asdict(d)) for d in decisions],
     }
     return json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def _finite(value):
+def _strict(value):
     """``value`` with every non-finite number as null: strict JSON (read back as NaN)."""
     if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
+        return {k: _strict(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
+        return [_strict(v) for v in value]
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value

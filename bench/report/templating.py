@@ -8,7 +8,6 @@ so a template cannot print an empty hole where a field was renamed.
 
 from __future__ import annotations
 
-import math
 from functools import cache
 from pathlib import Path
 
@@ -63,10 +62,6 @@ def _cost_text(cost, mode: str) -> str:
     return f"{text} at {cost.size:,} ({cost.size_term}; {cost.workload})"
 
 
-def _finite(x) -> bool:
-    return isinstance(x, (int, float)) and math.isfinite(x)
-
-
 @cache
 def env() -> Environment:
     e = Environment(
@@ -81,7 +76,6 @@ def env() -> Environment:
         api=_api,
         written=_written,
         cost_text=_cost_text,
-        finite=_finite,
     )
     from bench.report import phrases
 
