@@ -292,7 +292,10 @@ def added(run, mode: str, path: Path, answer: str | None = None) -> Path | None:
         ylabel=ADDED_AXIS,
     )
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, ncols=2)
+    if data["note"]:  # the note spans the top of the axes: the legend goes below them, where it
+        fig.legend(loc="outside lower center", fontsize=7, ncols=4)  # cannot cover the note
+    else:
+        ax.legend(fontsize=7, ncols=2)
     return _save(fig, path)
 
 
