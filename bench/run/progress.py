@@ -1,7 +1,8 @@
 """Progress lines with an ETA for the whole run, from the first line on.
 
 Before anything is measured, the ETA comes from a cost model: seconds per item for each phase
-and mode, measured on a 2-core machine of the kind this suite runs on (see README, "How long").
+and mode, measured on a 2-core machine of the kind this suite runs on (see README, "How long"),
+with the timing's own rates for a tier that times far less per member (``TIERS``).
 As items finish, the observed rate of each phase and mode replaces the model's. Work is counted
 in units: a gate or prepare item is one, a timing race as many as its members (a race of ten
 members takes about half as long as one of twenty). A later stage is expected as half the members
@@ -44,6 +45,23 @@ MODEL = {
 }
 PROCESS_START = 6.0  # importing MindSpore, pinning threads, warming up
 
+# The quick tier's blocks, rounds and warm-up are a fraction of the default's, so a member costs a
+# fraction of its time: per mode from the two quick clip runs of 2026-12-06 (1b31, 3e99: each
+# mode's one process took 4-20 s for 13-16 members; taking 3 s of each for its start). With the
+# default's rates the ETA said 2-4 times the time left (issue 52).
+TIERS = {
+    "quick": {
+        "time": {
+            GRAPH: 0.33,
+            PYNATIVE: 1.03,
+            PYNATIVE_BLOCKING: 0.06,
+            JIT_AST: 0.31,
+            JIT_BYTECODE: 0.29,
+        },
+        "process_start": 3.0,
+    },
+}
+
 
 def fmt_duration(seconds: float) -> str:
     if math.isnan(seconds):
@@ -55,8 +73,11 @@ def fmt_duration(seconds: float) -> str:
 class Progress:
     """Counts items per (phase, mode) and prints lines with elapsed time and the run's ETA."""
 
-    def __init__(self, out=print, parallel: dict | None = None):
+    def __init__(self, out=print, parallel: dict | None = None, tier: str = "default"):
         self.out = out
+        own = TIERS.get(tier, {})
+        self.model = {**MODEL, "time": own.get("time", MODEL["time"])}
+        self.process_start = own.get("process_start", PROCESS_START)
         self.start = time.monotonic()
         self.todo: dict[tuple[str, str], float] = {}  # units: items, or a race's members
         self.done: dict[tuple[str, str], float] = {}
@@ -104,7 +125,7 @@ class Progress:
     def rate(self, key: tuple[str, str]) -> float:
         """Seconds per unit: the mean of those finished, else the model's."""
         done = self.done.get(key, 0)
-        return self.spent[key] / done if done else MODEL[key[0]].get(key[1], 1.0)
+        return self.spent[key] / done if done else self.model[key[0]].get(key[1], 1.0)
 
     def eta(self) -> float:
         left = 0.0
@@ -113,7 +134,7 @@ class Progress:
             remaining = max(0, remaining) + self.expected.get(key, 0)
             left += remaining * self.rate(key) / self.parallel.get(key[0], 1)
         for phase, n in self.processes.items():
-            left += n * PROCESS_START / self.parallel.get(phase, 1)
+            left += n * self.process_start / self.parallel.get(phase, 1)
         return left
 
     def line(self, text: str) -> None:

@@ -57,6 +57,7 @@ def run(
             expect_timing(ctx)
         gated = final_verdicts.final(gate_phase(ctx), [])
         if not plan.gate_only:
+            expect_timing(ctx, gated)  # the races' members, now that the verdicts are known
             earlier = screens(ctx)  # read once: what not to screen, then the shapes chosen
             prepared = prepare_phase(ctx, gated, earlier)
             answer_pool = {m: candidates(ctx, gated, m) for m in plan.modes}

@@ -24,6 +24,7 @@ from bench.core import analysis, cellstats, records
 from bench.core.io import write_json_atomic
 from bench.core.rundir import recorded_tests, salvage
 from bench.core.schema import SCHEMA_VERSION, RunStatus, Status
+from bench.run import select
 from bench.run.context import RunContext
 from bench.run.plan import RACE, Item, Job
 
@@ -97,15 +98,20 @@ def units(item: Item) -> int:
     return len(item.members) or 1
 
 
-def expect_timing(ctx: RunContext) -> None:
-    """Before the gate: the races the time phase will run, one per mode and size in each process
-    of stage 0 and in one later stage (``_plan_stage_zero`` replaces the guess), so the ETA
-    counts them from the first line on."""
+def expect_timing(ctx: RunContext, gated=None) -> None:
+    """The races the time phase will run, one per mode and size in each process of stage 0 and
+    in one later stage (``_plan_stage_zero`` replaces the guess), so the ETA counts them from the
+    first line on. Before the gate (``gated`` None) a race is guessed at one member per strategy;
+    once the gate's verdicts are known, at the strategies that work in the mode, the A/A cell
+    and, in a full run of a tier that times them, the layout twins."""
     precision = ctx.plan.precision
-    # about one member per strategy: the ones that fail drop out, twins are shared (clip: 24
-    # strategies, races of about 19 members on 2026-12-06)
-    members = len(ctx.plan.strategies)
+    ctx.progress.settle("time")
+    layouts = len(ctx.workload.layout_twins()) if precision.layout_cells and ctx.full else 0
     for mode in ctx.plan.modes:
+        if gated is None:  # clip: 24 strategies, races of about 19 members on 2026-12-06
+            members = len(ctx.plan.strategies)
+        else:
+            members = len(select.working(gated, mode)) + 1 + max(0, layouts - 1)
         later = LATER if precision.stages and not ctx.mode(mode).distribution else 0
         ctx.progress.expect("time", mode, members * len(ctx.plan.batch_sizes) *
                             (precision.processes + later))  # fmt: skip

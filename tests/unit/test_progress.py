@@ -88,3 +88,41 @@ def test_the_time_phase_plans_a_race_by_its_members():
     race = Item("race", "race", "", "", members=(member,) * 7)
     assert time_phase.units(race) == 7
     assert time_phase.units(Item("s", "x", "p", "")) == 1
+
+
+def test_the_quick_tier_counts_its_own_rates_and_process_starts():
+    """A quick member costs a fraction of a default one (fewer, shorter blocks): with the
+    default's rates the ETA of a 50 s quick run said 2-4 times the time left."""
+    quick, default = Progress(out=lambda _: None, tier="quick"), Progress(out=lambda _: None)
+    for p in (quick, default):
+        p.plan("time", "graph", 15, processes=1)
+    want = 15 * P.TIERS["quick"]["time"]["graph"] + P.TIERS["quick"]["process_start"]
+    assert quick.eta() == pytest.approx(want)
+    assert default.eta() == pytest.approx(15 * P.MODEL["time"]["graph"] + PROCESS_START)
+    assert quick.eta() < default.eta() / 2
+    assert Progress(out=lambda _: None, tier="rigorous").model == P.MODEL  # no rates of its own
+
+
+def test_after_the_gate_a_race_is_expected_at_the_strategies_that_work_there():
+    """Before the gate a race is guessed at one member per strategy; once the verdicts are
+    known, at the mode's working strategies and the A/A cell (a 2-strategy run: 3, not 2; the
+    clip: about 15 of 24)."""
+    from types import SimpleNamespace as NS
+
+    from bench.core.schema import Status
+    from bench.run.plan import TIERS
+    from bench.run.time_phase import expect_timing
+
+    quick = TIERS["quick"]  # one process, no later stage: the expectation is members × sizes
+    p = Progress(out=lambda _: None, tier="quick")
+    plan = NS(precision=quick, modes=("graph", "pynative"), strategies=tuple("abcd"),
+              batch_sizes=(1024,))  # fmt: skip
+    ctx = NS(plan=plan, progress=p, full=True, workload=NS(layout_twins=lambda: []),
+             mode=lambda m: NS(distribution=False))  # fmt: skip
+    expect_timing(ctx)
+    assert p.expected == {("time", "graph"): 4, ("time", "pynative"): 4}
+    v = lambda s, m, ok=True: NS(strategy=s, mode=m, status=Status.WORKS if ok else Status.RAISES)  # noqa: E731
+    gated = [v("a", "graph"), v("b", "graph"), v("c", "graph", False), v("control", "graph"),
+             v("a", "pynative")]  # fmt: skip
+    expect_timing(ctx, gated)
+    assert p.expected == {("time", "graph"): 3, ("time", "pynative"): 2}
