@@ -150,22 +150,27 @@ def _decisions() -> dict:
 
 def avoid(kind: str, mode: str, shown: int = 4) -> list[str]:
     """What not to write for ``kind`` in ``mode``, as README's table says it: the APIs users try
-    first on top, each with what goes wrong (``decisions.json``'s ``avoid``)."""
+    first on top, each with what goes wrong (``decisions.json``'s ``avoid``;
+    ``templates/check_avoid.md.j2``)."""
+    from bench.report import templating
+
     d = _decisions().get((kind, mode))
     if d is None:
         return []
-    out = [f"`{f.api.removeprefix('mindspore.') or f.strategy}` ({f.what})" for f in d.avoid]
-    return out[:shown] + ([f"{len(out) - shown} more"] if len(out) > shown else [])
+    text = templating.render("check_avoid.md.j2", d=d, shown=shown)
+    return [line for line in text.split("\n") if line]
 
 
 def exceptions(kind: str, mode: str) -> str:
     """Where the answer itself fails (its ``nearest`` record when it has one): ``fails in 2 of
-    50 shapes (stale read)``; "" when it holds in every shape checked."""
+    50 shapes (stale read: ...)``; "" when it holds in every shape checked."""
+    from bench.report import templating
+
     d = _decisions().get((kind, mode))
     f = d.nearest if d is not None and d.write else None
     if f is None or f.works == f.gated:
         return ""
-    return f"fails in {f.gated - f.works} of {f.gated} shapes ({f.what}: {', '.join(f.shapes)})"
+    return templating.render("check_except.md.j2", f=f).strip()
 
 
 def kind_words(kind: str) -> str:

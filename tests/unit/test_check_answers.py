@@ -145,3 +145,21 @@ def test_a_diagnostic_mode_is_in_the_decisions_not_on_readmes_table():
     blocking = replace(_decision(), mode="pynative_blocking", diagnostic=True)
     rows = decisions.first_screen([_decision(), blocking])
     assert len(rows) == 3 and "launch_blocking" not in "\n".join(rows)
+
+
+def test_an_api_two_avoided_strategies_share_is_named_with_each_as_readme_does(monkeypatch):
+    """README's table says "`Parameter.set_data` as `host_ema`" where two strategies of the
+    avoid-list call one API; the check says the same (one template filter, not its own words)."""
+    from bench.report.decisions import Failure
+
+    avoid = (
+        Failure("set_data", "mindspore.Parameter.set_data", 0, 9, "raises"),
+        Failure("host_ema", "mindspore.Parameter.set_data", 0, 9, "follows the old values"),
+        Failure("add_", "mindspore.Tensor.add_", 0, 9, "write dropped"),
+    )
+    monkeypatch.setattr(A, "_decisions", lambda: {("small", "graph"): _decision(avoid=avoid)})
+    assert A.avoid("small", "graph", shown=2) == [
+        "`Parameter.set_data` as `set_data` (raises)",
+        "`Parameter.set_data` as `host_ema` (follows the old values)",
+        "1 more",
+    ]
