@@ -20,7 +20,11 @@ English: ``reason`` is ``answer.Reason`` (a code, workloads, rivals) and ``cost`
 (numbers); their words are the templates' (``templates/``, ``templating``). It also holds
 the write's ``snippet`` (code) and every mode, the diagnostic one too (``diagnostic``: not on
 README's table). A file of schema 1 or 2 reads with reason and cost empty (their English
-cannot be turned back into data).
+cannot be turned back into data). Schema 4 adds what README's answer block and summary.md
+print beside the write (``answers``): ``where`` the workload whose code and costs are shown,
+the kind's ``workloads``, the ``costs`` at the smallest and the largest size timed there, and
+the ``crossings`` (another candidate's step shorter at some sizes); older files read with them
+empty.
 """
 
 from __future__ import annotations
@@ -29,13 +33,17 @@ import json
 import math
 from collections import Counter
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 from bench.core.schema import Status
 from bench.measured.modes import MODES
 from bench.report import answer, templating, words
 
-SCHEMA_VERSION = 3
-READS = (1, 2, 3)  # schema versions from_json upgrades
+SCHEMA_VERSION = 4
+READS = (1, 2, 3, 4)
+SCHEMA_FILE = (
+    Path(__file__).parent / "schemas" / "decisions.schema.json"
+)  # its JSON Schema  # schema versions from_json upgrades
 # what users write first, from the original report and its answers (set_data, ops.assign), then
 # what PyTorch users port (in-place Tensor methods), then the index ops the maintainers named
 FIRST_TRIED = (
@@ -107,6 +115,21 @@ class Decision:
     snippet: tuple = ()  # the write's code as the pages print it (Markdown lines), () if none
     description: str = ""  # the strategy file's own words, for a write without a snippet
     diagnostic: bool = False  # a mode users do not run (launch_blocking): not on README's table
+    where: str = ""  # the workload whose code and costs are shown (the kind's snippet source)
+    workloads: tuple = ()  # the kind's workloads it is decided over
+    costs: tuple = ()  # Cost at the smallest and the largest size timed in ``where``
+    crossings: tuple = ()  # Crossing: where another candidate's step is shorter at some sizes
+
+
+@dataclass(frozen=True)
+class Crossing:
+    """In ``workload``, head to head, the written API's whole step is shorter than ``other``'s
+    at the sizes ``faster`` and longer at ``slower`` (``answer.crossovers``)."""
+
+    workload: str
+    other: str
+    faster: tuple
+    slower: tuple
 
 
 def _failure(runs: dict, kind: str, mode: str, strategy: str) -> Failure:
@@ -144,15 +167,26 @@ def _strategies(runs: dict, kind: str) -> list[str]:
 
 
 def _cost(runs: dict, kind: str, mode: str, strategy: str | None, where: str) -> Cost | None:
-    run = runs.get(where)
+    """What ``strategy`` adds at the largest size timed in ``where``."""
+    found = _costs(runs.get(where), mode, strategy, where, ends=False)
+    return found[-1] if found else None
+
+
+def _costs(run, mode: str, strategy: str | None, where: str, ends: bool = True) -> tuple:
+    """``Cost`` at the smallest and the largest size timed (``ends``; else the largest alone);
+    one untimed ``Cost`` when no cell was timed; () with no strategy."""
     if strategy is None or run is None:
-        return None
+        return ()
     m = run.analysis.get(mode)
     cells = m.candidates.get(strategy) if m else None
     if not cells:
-        return Cost(where, 0, "", timed=False)
-    n = max(cells)
-    cell = cells[n]
+        return (Cost(where, 0, "", timed=False),)
+    sizes = sorted(cells)
+    sizes = sorted({sizes[0], sizes[-1]}) if ends else sizes[-1:]
+    return tuple(_cell_cost(run, where, cells[n], n) for n in sizes)
+
+
+def _cell_cost(run, where: str, cell, n: int) -> Cost:
     term = words.size_term(run.work)[1].removeprefix("the ")  # in words: no symbol to define
     if cell.twin_invalid:
         return Cost(where, n, term, twin_invalid=True)
@@ -217,9 +251,26 @@ def decide(runs: dict, answers: dict) -> list[Decision]:
                     snippet=_snippet(run, choice.strategy, kind),
                     description=facts.get("description", ""),
                     diagnostic=MODES[mode].diagnostic,
+                    where=where,
+                    workloads=tuple(mine),
+                    costs=_costs(run, mode, choice.strategy, where),
+                    crossings=_crossings(runs, mine, mode, choice.strategy),
                 )
             )
     return out
+
+
+def _crossings(runs: dict, mine: list[str], mode: str, strategy: str | None) -> tuple:
+    """Where, in each workload of the kind, another candidate's whole step is shorter than the
+    written API's at some sizes and longer at others (``answer.crossovers``)."""
+    if strategy is None:
+        return ()
+    return tuple(
+        Crossing(w, x.other, tuple(x.faster), tuple(x.slower))
+        for w in mine
+        if mode in runs[w].modes
+        for x in answer.crossovers(runs[w], mode, strategy)
+    )
 
 
 def _snippet(run, strategy: str | None, kind: str) -> tuple[str, ...]:
@@ -265,6 +316,12 @@ def from_json(text: str) -> list[Decision]:
             "reason": _reason(read.get("reason")) if version >= 3 else answer.Reason(),
             "cost": _cost_of(read.get("cost")) if version >= 3 else None,
             "snippet": tuple(read.get("snippet", ())),
+            "workloads": tuple(read.get("workloads", ())),
+            "costs": tuple(_cost_of(c) for c in read.get("costs", ())),
+            "crossings": tuple(
+                Crossing(c["workload"], c["other"], tuple(c["faster"]), tuple(c["slower"]))
+                for c in read.get("crossings", ())
+            ),
         }
         nearest = (
             Failure(**{**d["nearest"], "shapes": tuple(d["nearest"]["shapes"])})
@@ -315,4 +372,28 @@ def first_screen(decisions: list[Decision], shown: int = 4) -> list[str]:
     return text.rstrip("\n").split("\n")
 
 
-__all__ = ["Cost", "Decision", "Failure", "decide", "first_screen", "from_json", "to_json"]
+def answers(
+    decisions: list[Decision], runs: dict[str, str], results: str = "results/"
+) -> list[str]:
+    """README's and summary.md's answer block (``templates/answers.md.j2``): per kind of state,
+    per mode users run, the write's code, what it adds at the ends of ``where``'s sizes, how much
+    slower than the best it and the candidates not shown slower can be, whether the data decide
+    it; ``runs``: {workload: run id}, each linked as the evidence."""
+    kinds: dict[str, list[Decision]] = {}
+    for d in decisions:
+        kinds.setdefault(d.kind, []).append(d)
+    text = templating.render("answers.md.j2", kinds=kinds, runs=list(runs), results=results)
+    return text.rstrip("\n").split("\n")
+
+
+__all__ = [
+    "Cost",
+    "Crossing",
+    "Decision",
+    "Failure",
+    "answers",
+    "decide",
+    "first_screen",
+    "from_json",
+    "to_json",
+]

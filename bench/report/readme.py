@@ -56,24 +56,6 @@ def not_slower(table: dict[str, dict[str, str]]) -> list[str]:
     return sorted(s for s, by in table.items() if by and all(o in NOT_SLOWER for o in by.values()))
 
 
-def not_slower_words(table: dict[str, dict[str, str]], strategy: str, run=None, mode="") -> str:
-    """The candidates not shown slower than the answer, each with how much slower than the
-    best it can be in ``run`` (``answer.excess_bound``: at most +12 µs, 2 %) where it is timed."""
-    others = []
-    for s in not_slower(table):
-        if s == strategy:
-            continue
-        bound = answer.excess_bound(run, mode, s) if run is not None else None
-        others.append(f"`{s}`" + (f" (≤ {bound_words(bound)})" if bound else ""))
-    if not others:
-        return ""
-    heads = ("Not shown slower than it", "Nor slower")  # three a sentence: none over 40 words
-    return " ".join(
-        f"{heads[min(i, 1)]}: {', '.join(others[i * 3 : i * 3 + 3])}."
-        for i in range((len(others) + 2) // 3)
-    )
-
-
 def bound_words(bound) -> str:
     """``+12.0 µs, 2 %``: an excess over the best, bounded, in time and as a share of the step."""
     from bench.report import fmt
@@ -83,69 +65,15 @@ def bound_words(bound) -> str:
     return f"{fmt.signed(bound.high_s)}, {bound.share * 100:.0f} %"
 
 
-def crossover_note(mine: dict[str, RunData], mode: str, strategy: str) -> str:
-    """Where another candidate's whole step is shorter than the answer's at some sizes and longer
-    at others (``answer.crossovers``), in each workload of the kind: the sizes, capitalised."""
-    parts = []
-    for w, run in mine.items():
-        if mode not in run.modes:
-            continue
-        said = phrases.crossover_words(run.symbol, strategy, answer.crossovers(run, mode, strategy))
-        if said:
-            parts.append(said if len(mine) == 1 else f"in {w}, {said}")
-    text = "; ".join(parts)
-    return text[:1].upper() + text[1:]
-
-
 def answers_block(runs: dict[str, RunData], answers: dict, results: str = "results/") -> list[str]:
-    """Per kind of state, per mode users run: the answer's code (imports, ``__init__``,
-    ``construct``, host-side lines: ``phrases.Snippet``, run by tests/ms/test_snippets.py), what it
-    adds, the candidates not shown slower than it, whether the data decide it. The same lines
-    open README and results/summary.md; the coined words' first uses link to the page's glossary."""
-    lines = []
-    for kind, per_mode in answers.items():
-        mine = {w: r for w, r in runs.items() if answer.kind_of(r.work) == kind}
-        where = SNIPPET_FROM.get(kind) if SNIPPET_FROM.get(kind) in mine else next(iter(mine))
-        run = mine[where]
-        names = " and ".join(r.work.title.split(":")[0].split(" (")[0] for r in mine.values())
-        sym, size = words.size_term(run.work)
-        lines += [
-            f"**To {answer.KINDS[kind]}** (holds in the common shapes of {names}; "
-            f"the code as {where} writes it; costs at each size *{sym}*, {size}):",
-            "",
-        ]
-        for mode, (choice, _) in per_mode.items():
-            if MODES[mode].diagnostic:
-                continue
-            head = f"- **{label(mode)}**"
-            if choice.strategy is None:
-                lines += [f'{head}: none — {choice.why}. <a id="{anchor(kind, mode)}"></a>', ""]
-                continue
-            code = phrases.snippet(run, choice.strategy, "row" if kind == "rows" else "")
-            cost = phrases.cost_phrase(run, mode, choice.strategy, ends=True)
-            undecided = "" if choice.decided else f" *Not decided: {choice.short or choice.why}.*"
-            p = not_slower_words(per_mode[mode][1], choice.strategy, run, mode)
-            text = f"`{choice.strategy}` ({where}'s step: {cost})."
-            own = answer.excess_bound(run, mode, choice.strategy)
-            if own:
-                text += f" Over the best at {run.symbol}={own.size}: ≤ {bound_words(own)}."
-            text += f"{' ' + p if p else ''}{undecided}"
-            res = answer.resolution(run, mode)
-            if res is not None:
-                text += f" *Resolution in {where}: about {res * 100:.1f} % of the step.*"
-            if MODES[mode].distribution:
-                text += f" *{phrases.QUEUE_DRAIN[0].upper()}{phrases.QUEUE_DRAIN[1:]}.*"
-            crossing = crossover_note(mine, mode, choice.strategy)
-            if crossing:
-                text += f" *{crossing}.*"
-            text += f' <a id="{anchor(kind, mode)}"></a>'
-            if code is None:  # tests/ms/test_snippets.py fails on an answer without code
-                desc = run.manifest.strategies.get(choice.strategy, {}).get("description", "")
-                lines += [f"{head}: {text} What to write: {desc}.", ""]
-                continue
-            lines += [f"{head}: {text}", "", *code.markdown("  "), ""]
-    evidence = ", ".join(f"[{w}]({results}{w}/summary.md#the-answer)" for w in runs)
-    return [*lines, f"The evidence per workload: {evidence}."]
+    """Per kind of state, per mode users run: the answer's code (run by
+    tests/ms/test_snippets.py), what it adds, the candidates not shown slower than it, whether
+    the data decide it (``decisions.answers``: rendered from the decisions). The same lines open
+    README and results/summary.md; the coined words' first uses link to the page's glossary."""
+    from bench.report import decisions
+
+    made = decisions.decide(runs, answers)
+    return decisions.answers(made, {w: r.manifest.run_id for w, r in runs.items()}, results)
 
 
 def findings_block(runs: dict[str, RunData], found=None) -> list[str]:

@@ -43,23 +43,96 @@ def _written(decision) -> str:
     return f"`{(decision.api or decision.write).removeprefix('mindspore.')}`"
 
 
-def _cost_text(cost, mode: str) -> str:
-    """A decision's ``Cost`` in the pages' words (``phrases.cost``): the added time with its
-    interval at the size, or why there is none."""
+def _cost_words(cost, mode: str) -> str:
+    """A ``Cost`` in the pages' words (``phrases.cost``): the added time with its interval, or
+    why there is none; in a distribution mode the rounds' quartiles too."""
     from bench.report import phrases
 
     if not cost.timed:
         return phrases.NOT_TIMED
     if cost.twin_invalid:
-        text = phrases.TWIN_INVALID
-    else:
-        text = phrases.cost(
-            cost.added_s, cost.low_s, cost.high_s, ratio=cost.ratio, why=False, step_s=cost.step_s
-        )
-        if phrases.distribution(mode) and cost.quartiles:
-            spread = phrases.quartiles(*cost.quartiles, cost.rounds)
-            text += f"; {spread}" if spread else ""
-    return f"{text} at {cost.size:,} ({cost.size_term}; {cost.workload})"
+        return phrases.TWIN_INVALID
+    text = phrases.cost(
+        cost.added_s, cost.low_s, cost.high_s, ratio=cost.ratio, why=False, step_s=cost.step_s
+    )
+    if phrases.distribution(mode) and cost.quartiles:
+        spread = phrases.quartiles(*cost.quartiles, cost.rounds)
+        text += f"; {spread}" if spread else ""
+    return text
+
+
+def _cost_text(cost, mode: str) -> str:
+    """A decision's ``Cost`` at its size, with the size's name and workload."""
+    from bench.report import phrases
+
+    if not cost.timed:
+        return phrases.NOT_TIMED
+    return f"{_cost_words(cost, mode)} at {cost.size:,} ({cost.size_term}; {cost.workload})"
+
+
+def _costs_text(costs, mode: str, symbol: str) -> str:
+    """Costs at several sizes, each at ``symbol``=size; an invalid twin at every size said once;
+    why a step can be faster than without its write said after the first size where it is."""
+    from bench.report import phrases
+
+    if not costs or not costs[0].timed:
+        return phrases.NOT_TIMED
+    if len(costs) > 1 and all(c.twin_invalid for c in costs):
+        return f"{phrases.TWIN_INVALID} at any size"
+    out = [f"{_cost_words(c, mode)} at {symbol}={c.size}" for c in costs]
+    for i, text in enumerate(out):
+        if phrases.FASTER_THAN_WITHOUT in text:
+            out[i] = f"{text} ({phrases.WHY_FASTER})"
+            break
+    return "; ".join(out)
+
+
+def _bound_text(bound) -> str:
+    from bench.report.readme import bound_words
+
+    return bound_words(bound)
+
+
+def _crossing_text(decision) -> str:
+    """Where another candidate's step is shorter than the written API's at some sizes, in each
+    workload of the kind (``phrases.crossover_words``), capitalised."""
+    from bench.measured import workloads
+    from bench.report import phrases
+
+    parts = []
+    for w in decision.workloads:
+        mine = [c for c in decision.crossings if c.workload == w]
+        said = phrases.crossover_words(workloads.get(w).size_symbol, decision.write, mine)
+        if said:
+            parts.append(said if len(decision.workloads) == 1 else f"in {w}, {said}")
+    text = "; ".join(parts)
+    return text[:1].upper() + text[1:]
+
+
+def _kind_full(kind: str) -> str:
+    from bench.report.answer import KINDS
+
+    return KINDS[kind]
+
+
+def _workload_short(name: str) -> str:
+    """A workload's title up to its colon or parenthesis ("Batch Renormalization")."""
+    from bench.measured import workloads
+
+    return workloads.get(name).title.split(":")[0].split(" (")[0]
+
+
+def _size_term(name: str) -> tuple[str, str]:
+    from bench.measured import workloads
+    from bench.report import words
+
+    return words.size_term(workloads.get(name))
+
+
+def _is_distribution(mode: str) -> bool:
+    from bench.report import phrases
+
+    return phrases.distribution(mode)
 
 
 @cache
@@ -69,6 +142,7 @@ def env() -> Environment:
         undefined=StrictUndefined,
         autoescape=False,  # Markdown, not HTML
         keep_trailing_newline=False,
+        extensions=["jinja2.ext.do"],
     )
     e.filters.update(
         kind_what=_kind_what,
@@ -76,6 +150,14 @@ def env() -> Environment:
         api=_api,
         written=_written,
         cost_text=_cost_text,
+        costs_text=_costs_text,
+        bound_text=_bound_text,
+        crossing_text=_crossing_text,
+        kind_full=_kind_full,
+        workload_short=_workload_short,
+        size_term=_size_term,
+        is_distribution=_is_distribution,
+        reason_words=lambda r: r.words(),
     )
     from bench.report import phrases
 

@@ -230,5 +230,69 @@ def test_a_schema_1_decisions_file_reads_with_the_bounds_empty():
     two["decisions"][0]["cost"] = "+1 µs at N=8 (clip)"  # English: read as no cost
     (made,) = decisions.from_json(json.dumps(two))
     assert made.cost is None and made.reason == Reason()
-    with pytest.raises(ValueError, match="schema_version 4"):
-        decisions.from_json(json.dumps({**old, "schema_version": 4}))
+    with pytest.raises(ValueError, match="schema_version 99"):
+        decisions.from_json(json.dumps({**old, "schema_version": 99}))
+
+
+def test_the_answers_template_has_one_golden_rendering():
+    """README's and summary.md's answer block (``decisions.answers``) for fixed decisions: two
+    kinds, a decided write and an open one, costs at both ends (one faster than without its
+    write, one every size's twin invalid), rivals in sentences of three, crossings in two
+    workloads, a mode with no answer, a host-side write, the diagnostic mode left out."""
+    from pathlib import Path
+
+    from bench.report.answer import Bound
+    from bench.report.decisions import Crossing
+
+    golden = Path(__file__).parents[1] / "fixtures" / "golden" / "answers.md"
+    snippet = ("```python", "from mindspore import ops", "", "self.op(self.r_max, new)", "```")
+    small = {"kind": "small", "where": "brn", "workloads": ("clip", "brn")}
+    two = (
+        Cost("brn", 1, "batch size", added_s=1.4e-5, low_s=1e-6, high_s=2.7e-5, ratio=1.04),
+        Cost("brn", 1024, "batch size", added_s=1e-4, low_s=-2e-4, high_s=1.96e-3, step_s=5.79e-2),
+    )
+    faster = Cost("brn", 1, "batch size", added_s=-3e-5, low_s=-5e-5, high_s=-1e-5, ratio=0.9)
+    pn = Cost("brn", 1024, "batch size", added_s=4e-4, low_s=8e-5, high_s=7.8e-4, ratio=1.21,
+              quartiles=(1e-4, 3e-4, 6e-4), rounds=24)  # fmt: skip
+    invalid = Cost("ema", 1, "", twin_invalid=True), Cost("ema", 9, "", twin_invalid=True)
+    rivals = tuple((s, Bound(1024, 3.45e-3, 0.06) if s != "c" else None) for s in "abcd")
+    made = [
+        _d(**small, decided=False, reason=Reason("open", rivals=(("a", "brn"),)), costs=two,
+           over_best=Bound(1024, 3.45e-3, 0.06), not_slower=rivals, resolution=0.034,
+           snippet=snippet),
+        _d(**small, mode="pynative", write="set_data", costs=(faster, pn), snippet=snippet,
+           crossings=(Crossing("brn", "a", (1,), (1024,)), Crossing("clip", "b", (8,), (1, 64)))),
+        _d(**small, mode="jit_bytecode", write=None, reason=Reason("no_candidate")),
+        _d(**small, mode="jit_ast", write="host_ema", snippet=(), costs=invalid,
+           description="the host writes the weights' average after each step"),
+        _d(**small, mode="pynative_blocking", diagnostic=True),
+        _d(kind="rows", where="kvcache", workloads=("kvcache",), write="index_add",
+           costs=(Cost("kvcache", 0, "", timed=False),), snippet=snippet),
+    ]  # fmt: skip
+    got = "\n".join(decisions.answers(made, {"brn": "r1", "kvcache": "r2"}, "results/")) + "\n"
+    assert got == golden.read_text(encoding="utf-8")
+
+
+def test_the_committed_decisions_file_follows_its_json_schema():
+    """results/decisions.json against its committed JSON Schema (Draft 2020-12): codes, names
+    and numbers only; a reason in English (or an unknown code) or a field the schema does not
+    know is refused."""
+    import copy
+    import json
+
+    import jsonschema
+
+    from bench.core.paths import RESULTS_DIR
+
+    schema = json.loads(decisions.SCHEMA_FILE.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    data = json.loads((RESULTS_DIR / "decisions.json").read_text(encoding="utf-8"))
+    jsonschema.validate(data, schema, cls=jsonschema.Draft202012Validator)
+    assert data["schema_version"] == decisions.SCHEMA_VERSION
+    english = copy.deepcopy(data)
+    english["decisions"][0]["reason"]["code"] = "an interval straddles the margin"
+    extra = copy.deepcopy(data)
+    extra["decisions"][0]["why"] = "the simplest candidate"
+    for bad in (english, extra):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, schema, cls=jsonschema.Draft202012Validator)
