@@ -11,6 +11,14 @@ and strategy where it shows. Ordered by cells: how many of the suite's code shap
 The evidence is the trigger as the gate's data name it (the dimension of a minimal pair, the API
 of a strategy file), not a title; repros are the entries' own, not yet minimized (the issue's
 shrink to 30 lines is not done).
+
+A cause is then checked as one bucket (``bench.report.reduce.confirm``): its short program,
+written again for every strategy and mode the cause names. Where that program does not show the
+outcome for some strategy × mode (``Tensor.add_`` drops the write in PYNATIVE in any shape, but
+under jit only in some shapes), the cause is two: the cells the program shows, and the rest as a
+cause of its own, "in some code shapes only" (``narrow``). The split is recorded in
+``results/causes/reduced.json`` (``Split``) keyed by the cause's trigger, outcome and calls, not
+by its title or slug, so it holds when another run changes the cause's modes or counts.
 """
 
 from __future__ import annotations
@@ -55,12 +63,14 @@ class Trigger:
 
 @dataclass
 class Cause:
-    """One root cause and the entries it explains."""
+    """One root cause and the entries it explains (``narrow``: the part of a split cause that
+    its short program does not show: some code shapes only, ``Split``)."""
 
     trigger: Trigger
     outcome: str  # outcome_class
     calls: str
     entries: list[Entry] = field(default_factory=list)
+    narrow: bool = False
 
     @property
     def cells(self) -> int:
@@ -88,13 +98,14 @@ class Cause:
         """``jit(capture_mode="bytecode"): `ops.assign` — write dropped at every call``."""
         modes = ", ".join(label(m) for m in self.modes)
         what = f"{self.outcome} {self.calls}".strip()
-        return f"{modes}: {self.trigger.words} — {what}"
+        return f"{modes}: {self.trigger.words}{NARROW if self.narrow else ''} — {what}"
 
     n: int = 1  # the n-th cause with the same slug text (``group`` numbers them)
 
     @property
     def slug(self) -> str:
-        text = f"{self.outcome}-{self.calls}-{self.trigger.words}-{'-'.join(self.modes)}"
+        narrow = NARROW if self.narrow else ""
+        text = f"{self.outcome}-{self.calls}-{self.trigger.words}{narrow}-{'-'.join(self.modes)}"
         slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:80].rstrip("-")
         return slug if self.n == 1 else f"{slug}-{self.n}"
 
@@ -108,6 +119,65 @@ class Cause:
         )
 
 
+NARROW = ", in some code shapes only"  # a split cause's part its short program does not show
+
+
+@dataclass(frozen=True)
+class Split:
+    """A cause found to be two (``reduce.confirm``): its short program does not show its outcome
+    for the strategy × mode pairs ``missed``, though the cause's cells there fail the same way.
+    Keyed by what groups a cause (trigger, outcome class, calls), not by its slug."""
+
+    trigger: Trigger
+    outcome: str
+    calls: str
+    missed: frozenset  # {(strategy, mode)}
+
+    @property
+    def key(self) -> tuple:
+        return (self.trigger, self.outcome, self.calls)
+
+    def to_dict(self) -> dict:
+        return {
+            "trigger": _trigger_dict(self.trigger),
+            "outcome": self.outcome,
+            "calls": self.calls,
+            "missed": sorted([list(x) for x in self.missed]),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Split:
+        t = data["trigger"]
+        construct = tuple(t["construct"]) if t.get("construct") else None
+        return cls(
+            Trigger(construct, tuple(t.get("apis", ()))),
+            data["outcome"],
+            data["calls"],
+            frozenset(tuple(x) for x in data["missed"]),
+        )
+
+
+def _trigger_dict(t: Trigger) -> dict:
+    return {"construct": list(t.construct) if t.construct else None, "apis": list(t.apis)}
+
+
+def parts(e: Entry, apis: dict[str, str], splits=()) -> list[tuple[Entry, bool]]:
+    """The entry as the causes take it, [(part, narrow)]: whole, or, where a ``Split`` of its
+    cause names some of its strategy × mode pairs, the cells the short program shows and the
+    rest (narrow)."""
+    key = (trigger_of(e, apis), outcome_class(e), e.calls)
+    missed = set().union(*(s.missed for s in splits if s.key == key))
+    if not missed:
+        return [(e, False)]
+    shown = [c for c in e.cells if (c[0], c[2]) not in missed]
+    rest = [c for c in e.cells if (c[0], c[2]) in missed]
+    if not rest:
+        return [(e, False)]
+    if not shown:
+        return [(e.only(rest), True)]
+    return [(e.only(shown), False), (e.only(rest), True)]
+
+
 def trigger_of(e: Entry, apis: dict[str, str]) -> Trigger:
     """The construct of a rule, else the APIs of the entry's strategies (``apis``: strategy ->
     the API its file names; the strategy's own name where it names none)."""
@@ -117,13 +187,15 @@ def trigger_of(e: Entry, apis: dict[str, str]) -> Trigger:
     return Trigger(apis=tuple(sorted({apis.get(s) or s for s in e.strategies})))
 
 
-def group(found: list[Entry], apis: dict[str, str]) -> list[Cause]:
-    """The root causes of ``found`` (every workload's entries), most cells first."""
+def group(found: list[Entry], apis: dict[str, str], splits=()) -> list[Cause]:
+    """The root causes of ``found`` (every workload's entries), most cells first; a cause with a
+    ``Split`` is two (``parts``)."""
     causes: dict[tuple, Cause] = {}
-    for e in found:
-        trigger = trigger_of(e, apis)
-        key = (trigger, outcome_class(e), e.calls)
-        causes.setdefault(key, Cause(trigger, key[1], e.calls)).entries.append(e)
+    for whole in found:
+        for e, narrow in parts(whole, apis, splits):
+            trigger = trigger_of(e, apis)
+            key = (trigger, outcome_class(e), e.calls, narrow)
+            causes.setdefault(key, Cause(trigger, key[1], e.calls, narrow=narrow)).entries.append(e)
     out = sorted(causes.values(), key=lambda c: (-c.cells, c.title))
     seen: dict[str, int] = {}
     for c in out:  # slugs are cut at 80 characters: number the ones that meet
@@ -132,17 +204,34 @@ def group(found: list[Entry], apis: dict[str, str]) -> list[Cause]:
     return out
 
 
-def of_runs(runs: dict) -> list[Cause]:
-    """The root causes of every run's entries (``runs``: {workload: RunData})."""
-    found, apis = [], {}
-    for run in runs.values():
-        found += entries(run)
+def apis_of(runs) -> dict[str, str]:
+    """{strategy: the API its file names} over ``runs`` (RunData)."""
+    apis: dict[str, str] = {}
+    for run in runs:
         for s, facts in run.manifest.strategies.items():
             apis.setdefault(s, facts.get("api", ""))
-    return group(found, apis)
+    return apis
+
+
+def of_runs(runs: dict, splits=None) -> list[Cause]:
+    """The root causes of every run's entries (``runs``: {workload: RunData}); ``splits``:
+    default the committed ones (``read_splits``)."""
+    found = [e for run in runs.values() for e in entries(run)]
+    return group(found, apis_of(runs.values()), read_splits() if splits is None else splits)
 
 
 REDUCED = "causes/reduced.json"  # under results/: bench.report.reduce's record
+
+
+def read_splits(results=None) -> list[Split]:
+    """The splits ``bench.report.reduce`` recorded ([] when it has not run or found none)."""
+    from bench.core import paths
+
+    path = (results or paths.RESULTS_DIR) / REDUCED
+    if not path.is_file():
+        return []
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return [Split.from_dict(d) for d in data.get("splits", [])]
 
 
 def reduced(results=None) -> dict[str, dict]:
@@ -270,7 +359,8 @@ def table(causes: list[Cause], short=None) -> list[str]:
     return rows
 
 
-SCHEMA_VERSION = 1  # results/causes.json
+SCHEMA_VERSION = 2  # results/causes.json; 2: each cause's ``narrow``
+READS = (1, 2)
 CAUSES_FILE = "causes.json"
 
 
@@ -312,12 +402,10 @@ def records(causes: list[Cause], repro_links: dict[str, dict] | None = None) -> 
                 "rank": rank,
                 "slug": c.slug,
                 "title": c.title,
-                "trigger": {
-                    "construct": list(c.trigger.construct) if c.trigger.construct else None,
-                    "apis": list(c.trigger.apis),
-                },
+                "trigger": _trigger_dict(c.trigger),
                 "outcome": c.outcome,
                 "calls": c.calls,
+                "narrow": c.narrow,
                 "modes": c.modes,
                 "workloads": c.workloads,
                 "strategies": c.strategies,
@@ -344,14 +432,15 @@ def to_json(causes: list[Cause], runs: dict, repro_links: dict[str, dict] | None
 def from_json(text: str) -> list[dict]:
     """The causes of a ``causes.json`` (its records); ValueError on a schema it cannot read."""
     data = json.loads(text)
-    if data.get("schema_version") != SCHEMA_VERSION:
+    if data.get("schema_version") not in READS:
         raise ValueError(f"causes schema_version {data.get('schema_version')!r}")
-    return list(data["causes"])
+    return [{"narrow": False, **c} for c in data["causes"]]
 
 
 __all__ = [
     "CAUSES_FILE",
     "Cause",
+    "Split",
     "Trigger",
     "bucket_words",
     "from_json",
@@ -360,6 +449,8 @@ __all__ = [
     "lines",
     "of_runs",
     "outcome_class",
+    "parts",
+    "read_splits",
     "records",
     "reduced",
     "repro_words",

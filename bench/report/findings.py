@@ -19,7 +19,7 @@ import re
 import subprocess
 import sys
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 
 import pandas as pd
@@ -127,6 +127,40 @@ class Entry:
     mindspore: str = ""
     n: int = 1  # the n-th entry with the same slug text (anchors must be unique)
     cells: list = field(default_factory=list)  # (strategy, shape, mode) of every failing cell
+    anchor: str = ""  # a part of an entry (``only``): the whole entry's slug, where it is shown
+
+    def only(self, cells) -> Entry:
+        """The part of this entry of ``cells`` (some of its (strategy, shape, mode)): its
+        strategies, modes and shapes narrowed to them, its example one of them (the shortest
+        shape where the whole entry's is not), its pair kept where it is of them; it keeps the
+        whole entry's anchor (the findings page shows entries whole)."""
+        keep = set(cells)
+        mine = [c for c in self.cells if c in keep]
+        if not mine:
+            raise ValueError(f"{self.slug}: no cell of the entry among {sorted(keep)}")
+        modes = [m for m in self.modes if any(c[2] == m for c in mine)]
+        shapes = {
+            m: [x for x in self.shapes.get(m, []) if (m, x) in {(c[2], c[1]) for c in mine}]
+            for m in modes
+        }
+        example = dict(self.example)
+        key = (example.get("strategy"), example.get("shape"), example.get("mode"))
+        if key not in keep:
+            s, shape, m = min(mine, key=lambda c: (len(c[1]), c[1], c[2], c[0]))
+            example.update(strategy=s, shape=shape, mode=m)
+        ran = {(c[0], c[2]) for c in mine}
+        pair = self.pair if self.pair and (self.pair[0], self.pair[1]) in ran else None
+        return replace(
+            self,
+            strategies=[s for s in self.strategies if any(c[0] == s for c in mine)],
+            modes=modes,
+            shapes=shapes,
+            example=example,
+            pair=pair,
+            pair_breaks=self.pair_breaks if pair else None,
+            cells=mine,
+            anchor=self.slug,
+        )
 
     @property
     def kind(self) -> str:
@@ -156,6 +190,8 @@ class Entry:
 
     @property
     def slug(self) -> str:
+        if self.anchor:
+            return self.anchor
         text = (
             f"{self.workload}-{self.kind or self.outcome.split(':')[0]}-"
             + ("-".join(self.rule) if self.rule else "-".join(self.strategies))

@@ -394,12 +394,21 @@ def when(e: findings.Entry) -> str:
     return f"{e.kind} {e.calls} of each instance (the other calls {later})"
 
 
-def repro_rows(run: RunData) -> list[dict]:
-    """The verdict rows whose scripts the findings link to (each entry's example and pair)."""
+def repro_rows(run: RunData, splits=None) -> list[dict]:
+    """The verdict rows whose scripts the findings link to (each entry's example and pair, and
+    the example of each part a split cause takes of it: ``causes.parts``; ``splits``: default
+    the committed ones)."""
     v = run.verdicts
     rows = []
-    for e in findings.entries(run):
-        keys = [(e.example.get("strategy"), e.example.get("shape"), e.example.get("mode"))]
+    splits = causes.read_splits() if splits is None else splits
+    apis = causes.apis_of([run])
+    for whole in findings.entries(run):
+        keys = []
+        for e, _ in [(whole, False), *causes.parts(whole, apis, splits)]:
+            key = (e.example.get("strategy"), e.example.get("shape"), e.example.get("mode"))
+            if key not in keys:
+                keys.append(key)
+        e = whole
         if e.pair:
             keys += [(e.pair[0], e.pair[2], e.pair[1]), (e.pair[0], e.pair[3], e.pair[1])]
         for s, shape, mode in keys:

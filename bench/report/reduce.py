@@ -39,7 +39,7 @@ from bench.core.io import write_text_atomic
 from bench.core.schema import Kind, Status
 from bench.measured.modes import GRAPH, JIT_AST, JIT_BYTECODE, PYNATIVE, PYNATIVE_BLOCKING
 
-SCHEMA_VERSION = 2  # 2: each cause's ``bucket``
+SCHEMA_VERSION = 3  # 2: each cause's ``bucket``; 3: ``splits`` (``bench.report.causes.Split``)
 CALLS = 3
 TIMEOUT_S = 180.0
 PLACEMENTS = ("inline", "depend", "helper")
@@ -415,11 +415,12 @@ def _label(strategy: str, where: str, mode: str) -> str:
     return f"{strategy}@{where}-{mode}"
 
 
-def to_json(reduced: list[Reduced], causes_file: dict) -> str:
+def to_json(reduced: list[Reduced], causes_file: dict, splits=()) -> str:
     data = {
         "schema_version": SCHEMA_VERSION,
         "causes_of": causes_file.get("runs", {}),
         "reduced": [asdict(r) for r in reduced],
+        "splits": [s.to_dict() for s in sorted(splits, key=lambda s: s.to_dict()["missed"])],
     }
     return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
 
@@ -427,9 +428,54 @@ def to_json(reduced: list[Reduced], causes_file: dict) -> str:
 def from_json(text: str) -> list[Reduced]:
     """The records, upgraded: schema 1 had no ``bucket`` (read as not checked)."""
     data = json.loads(text)
-    if data.get("schema_version") not in (1, SCHEMA_VERSION):
+    if data.get("schema_version") not in (1, 2, SCHEMA_VERSION):
         raise ValueError(f"reduced schema_version {data.get('schema_version')!r}")
     return [Reduced(**{"bucket": [], **r}) for r in data["reduced"]]
+
+
+def _key(cause: dict) -> tuple:
+    """What groups a cause of causes.json (``causes.Split.key``)."""
+    from bench.report.causes import Trigger
+
+    t = cause.get("trigger") or {}
+    construct = tuple(t["construct"]) if t.get("construct") else None
+    return (Trigger(construct, tuple(t.get("apis", ()))), cause["outcome"], cause["calls"])
+
+
+def split_of(cause: dict, bucket: list[dict]):
+    """The ``causes.Split`` a bucket check shows (``confirm``): the strategy × mode pairs whose
+    program ran and did not show the outcome; None when it showed it for all, or for a cause
+    that is already a split's narrow part."""
+    from bench.report.causes import Split
+
+    missed = frozenset((b["strategy"], b["mode"]) for b in bucket if b.get("code") not in (0, None))
+    if not missed or cause.get("narrow"):
+        return None
+    return Split(*_key(cause), missed)
+
+
+def splits_kept(old, found, causes: list[dict]) -> list:
+    """The splits to record: the earlier ones (``old``) whose cause is still among ``causes``,
+    merged with those this run found (``found``), one per key (their ``missed`` joined)."""
+    from bench.report.causes import Split
+
+    keys = {_key(c) for c in causes}
+    out: dict[tuple, Split] = {}
+    for s in [*old, *found]:
+        if s.key not in keys:
+            continue
+        before = out.get(s.key)
+        out[s.key] = s if before is None else Split(*s.key, before.missed | s.missed)
+    return list(out.values())
+
+
+def _splits_in(record: Path) -> list:
+    from bench.report.causes import Split
+
+    if not record.is_file():
+        return []
+    data = json.loads(record.read_text(encoding="utf-8"))
+    return [Split.from_dict(d) for d in data.get("splits", [])]
 
 
 def on_release(got: Run) -> dict:
@@ -496,6 +542,9 @@ def main(argv=None) -> int:
 
     args.out.mkdir(parents=True, exist_ok=True)
     done: list[Reduced] = list(known)
+    record = args.out / "reduced.json"
+    old_splits = _splits_in(record)
+    found: list = []  # the splits this run's bucket checks show
     try:
         if args.releases_only:
             for r in done:
@@ -503,9 +552,8 @@ def main(argv=None) -> int:
                     if r.script:
                         r.releases[version] = on_release(run(paths.ROOT / r.script, python))
                 print(f"{r.rank:2d}: {r.releases}", flush=True)
-                write_text_atomic(args.out / "reduced.json", to_json(done, data))
+                write_text_atomic(record, to_json(done, data, old_splits))
             return 0
-        record = args.out / "reduced.json"
         before = {} if not record.is_file() else {
             r.slug: r for r in from_json(record.read_text(encoding="utf-8"))
         }  # fmt: skip
@@ -529,10 +577,15 @@ def main(argv=None) -> int:
                     r.releases[version] = on_release(run(paths.ROOT / r.script, python))
             if r.script and (args.fresh or not r.bucket):
                 r.bucket = confirm(cause, r, sys.executable, paths.ROOT / "strategies", args.out)
+            split = split_of(cause, r.bucket)
+            if split is not None:  # two causes: the report splits it on its next render
+                found.append(split)
+                print(f"{r.rank:2d} is two causes: its program misses {sorted(split.missed)}")
             state = f"-> {r.script}" if r.script else f"kept its entry's script ({r.why_not[:100]})"
             print(f"{r.rank:2d} {r.title[:80]} {state}", flush=True)
             done.append(r)
-            write_text_atomic(args.out / "reduced.json", to_json(done, data))  # none lost
+            kept_splits = splits_kept(old_splits, found, data["causes"])
+            write_text_atomic(record, to_json(done, data, kept_splits))  # none lost
         kept = {r.script for r in done if r.script}
         for stale in args.out.glob("*.py"):  # programs no cause has now
             if _rel(stale) not in kept:

@@ -169,3 +169,56 @@ def test_causes_whose_slugs_meet_are_numbered():
     got = causes.group(found, {})
     assert got[0].slug != got[1].slug and got[1].slug.endswith("-2")
     assert got[0].slug == got[1].slug.removesuffix("-2")
+
+
+ADD = {"add_": "mindspore.Tensor.add_", "copy_": "mindspore.Tensor.copy_"}
+
+
+def _add_entry(workload="brn"):
+    """`Tensor.add_` dropping the write in PYNATIVE (every shape) and under jit(ast) (two shapes
+    of three): the short program shows the first, not the second."""
+    got = [("add_", s, "pynative") for s in ("a", "bb", "ccc")]
+    got += [("add_", "bb", "jit_ast"), ("add_", "dddd", "jit_ast")]
+    return Entry(workload, "incorrect: write dropped at every call", ["add_"],
+                 ["pynative", "jit_ast"], {"pynative": ["a", "bb", "ccc"],
+                                           "jit_ast": ["bb", "dddd"]},
+                 example={"strategy": "add_", "shape": "a", "mode": "pynative", "detail": "d"},
+                 cells=got)  # fmt: skip
+
+
+def test_a_part_of_an_entry_keeps_its_anchor_and_narrows_the_rest():
+    e = _add_entry()
+    part = e.only([c for c in e.cells if c[2] == "jit_ast"])
+    assert part.modes == ["jit_ast"] and part.shapes == {"jit_ast": ["bb", "dddd"]}
+    assert part.slug == e.slug  # the findings page shows the entry whole, under its anchor
+    assert (part.example["shape"], part.example["mode"]) == ("bb", "jit_ast")  # the shortest
+    assert part.example["detail"] == "d"  # the rest of the row is kept
+    assert len(part.cells) == 2 and e.only(e.cells[:3]).example == e.example
+
+
+def test_a_split_cause_is_two_causes_and_the_narrow_one_says_so():
+    whole = causes.group([_add_entry("brn"), _add_entry("clip")], ADD)
+    assert len(whole) == 1 and whole[0].cells == 10
+    split = causes.Split(causes.Trigger(apis=("mindspore.Tensor.add_",)), "write dropped",
+                         "at every call", frozenset({("add_", "jit_ast")}))  # fmt: skip
+    got = causes.group([_add_entry("brn"), _add_entry("clip")], ADD, [split])
+    assert [(c.narrow, c.modes, c.cells) for c in got] == [
+        (False, ["pynative"], 6),
+        (True, ["jit_ast"], 4),
+    ]
+    assert got[1].title == (
+        'jit(capture_mode="ast"): `Tensor.add_`, in some code shapes only — write dropped at '
+        "every call"
+    )
+    assert got[0].slug != got[1].slug and got[1].witness.slug == _add_entry("brn").slug
+    other = causes.Split(split.trigger, "stale read", "at every call", split.missed)
+    assert len(causes.group([_add_entry()], ADD, [other])) == 1  # another cause's split
+
+
+def test_a_split_survives_its_round_trip_and_a_cause_wholly_missed_is_all_narrow():
+    missed = frozenset({("add_", "jit_ast"), ("add_", "pynative")})
+    trigger = causes.Trigger(apis=("mindspore.Tensor.add_",))
+    split = causes.Split(trigger, "write dropped", "at every call", missed)
+    assert causes.Split.from_dict(split.to_dict()) == split
+    ((part, narrow),) = causes.parts(_add_entry(), ADD, [split])
+    assert narrow and part.cells == _add_entry().cells

@@ -238,3 +238,29 @@ def test_reduced_records_of_schema_1_read_as_not_checked():
     assert r.bucket == []
     with pytest.raises(ValueError, match="schema_version 7"):
         R.from_json(json.dumps({**old, "schema_version": 7}))
+
+
+def _add_cause(narrow=False):
+    return {"trigger": {"construct": None, "apis": ["mindspore.Tensor.add_"]},
+            "outcome": "write dropped", "calls": "at every call", "narrow": narrow}  # fmt: skip
+
+
+def test_a_bucket_the_program_misses_somewhere_records_a_split():
+    bucket = [
+        {"strategy": "add_", "mode": "pynative", "code": 0},
+        {"strategy": "add_", "mode": "jit_ast", "code": 1},  # ran, showed something else
+        {"strategy": "add_", "mode": "graph", "code": None},  # not written: no evidence
+    ]
+    split = R.split_of(_add_cause(), bucket)
+    assert split.missed == {("add_", "jit_ast")} and split.outcome == "write dropped"
+    assert R.split_of(_add_cause(narrow=True), bucket) is None  # already the narrow part
+    assert R.split_of(_add_cause(), bucket[:1]) is None
+
+
+def test_splits_are_kept_while_their_cause_is_there_and_merged_by_key():
+    a = R.split_of(_add_cause(), [{"strategy": "add_", "mode": "jit_ast", "code": 1}])
+    b = R.split_of(_add_cause(), [{"strategy": "add_", "mode": "jit_bytecode", "code": 1}])
+    kept = R.splits_kept([a], [b], [_add_cause(), _add_cause(narrow=True)])
+    assert [s.missed for s in kept] == [{("add_", "jit_ast"), ("add_", "jit_bytecode")}]
+    gone = {**_add_cause(), "outcome": "stale read"}
+    assert R.splits_kept([a], [], [gone]) == []
