@@ -203,16 +203,6 @@ def _pick(names: list[str], outcome: dict[str, str], facts: dict, mode: str, fas
     )
 
 
-def alternatives(c: Choice) -> str:
-    """The other candidates not shown slower: equivalent ones, then undetermined ones."""
-    eq = ", ".join(f"`{s}`" for s in c.equivalent if s != c.strategy)
-    und = ", ".join(f"`{s}`" for s in c.undetermined if s != c.strategy)
-    parts = [eq] if eq else []
-    if und:
-        parts.append(f"undetermined: {und}")
-    return "; ".join(parts) or "none"
-
-
 def _least_slower(
     names: list[str], outcome: dict, facts: dict, mode: str, fastest: dict | None = None
 ) -> Choice:

@@ -168,22 +168,23 @@ def _strategies(runs: dict, kind: str) -> list[str]:
 
 def _cost(runs: dict, kind: str, mode: str, strategy: str | None, where: str) -> Cost | None:
     """What ``strategy`` adds at the largest size timed in ``where``."""
-    found = _costs(runs.get(where), mode, strategy, where, ends=False)
+    found = costs_at(runs.get(where), mode, strategy, where, "largest")
     return found[-1] if found else None
 
 
-def _costs(run, mode: str, strategy: str | None, where: str, ends: bool = True) -> tuple:
-    """``Cost`` at the smallest and the largest size timed (``ends``; else the largest alone);
-    one untimed ``Cost`` when no cell was timed; () with no strategy."""
+def costs_at(run, mode: str, strategy: str | None, where: str, sizes: str = "ends") -> tuple:
+    """``Cost`` of ``strategy`` in ``run`` at each size timed (``sizes`` "all"), the smallest
+    and the largest ("ends") or the largest alone ("largest"); one untimed ``Cost`` when no cell
+    was timed; () with no strategy."""
     if strategy is None or run is None:
         return ()
     m = run.analysis.get(mode)
     cells = m.candidates.get(strategy) if m else None
     if not cells:
         return (Cost(where, 0, "", timed=False),)
-    sizes = sorted(cells)
-    sizes = sorted({sizes[0], sizes[-1]}) if ends else sizes[-1:]
-    return tuple(_cell_cost(run, where, cells[n], n) for n in sizes)
+    timed = sorted(cells)
+    chosen = {"all": timed, "ends": sorted({timed[0], timed[-1]}), "largest": timed[-1:]}[sizes]
+    return tuple(_cell_cost(run, where, cells[n], n) for n in chosen)
 
 
 def _cell_cost(run, where: str, cell, n: int) -> Cost:
@@ -253,7 +254,7 @@ def decide(runs: dict, answers: dict) -> list[Decision]:
                     diagnostic=MODES[mode].diagnostic,
                     where=where,
                     workloads=tuple(mine),
-                    costs=_costs(run, mode, choice.strategy, where),
+                    costs=costs_at(run, mode, choice.strategy, where),
                     crossings=_crossings(runs, mine, mode, choice.strategy),
                 )
             )

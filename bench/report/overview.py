@@ -42,48 +42,21 @@ def _modes(runs: dict[str, RunData]) -> list[str]:
 
 
 def summary_page(runs: dict[str, RunData], links: dict[str, str]) -> str:
-    """results/summary.md."""
-    out = [
-        "# Updating a MindSpore Parameter inside `construct`: what to write in each mode",
-        "",
-        f"The problem (the original report): {words.ORIGINAL_REPORT}. This suite writes every "
-        "way to update a Parameter in every *code shape* users write (where the write sits, "
-        "how the state is read). It checks each one in every execution mode against what its "
-        "code means. It times the correct ones against each other and against the same step "
-        "without the write.",
-        "",
-        "## The answer",
-        "",
-        "Per kind of state, the answer is the simplest *candidate* whose whole step is "
-        "*equivalent* in every workload of that kind. Equivalent: timed head to head, no other "
-        "candidate is faster than it by more than the *margin*, with 95 % confidence. "
-        "*Undetermined*: an interval straddles the margin; more rounds would tell. What it adds "
-        "is its step minus its *no-update twin*'s (the same code without the write). Beside it "
-        "stand the candidates not shown slower: the data cannot rank them apart. The tests run "
-        "each snippet as printed (tests/ms/test_snippets.py). The glossary defines each word in "
-        "italics.",
-        "",
-        *readme.answers_block(runs, readme.kind_answers(runs), results=""),
-        "",
-        "![the answer per mode](../plots/answer.png)",
-        "",
-        "## Correctness by kind, every workload",
-        "",
-        *_kinds(runs),
-        "![correctness by API and mode](../plots/correctness.png)",
-        "",
-        *_findings_list(runs),
-        "## What each candidate does in each workload",
-        "",
-        *_candidates(runs),
-        *_calibration(runs),
-        "## Per workload",
-        "",
-        *(f"- [{workloads.get(w).title}]({p})" for w, p in links.items()),
-        "",
-        *_provenance(runs),
-    ]
-    text = words.link_first("\n".join(out))
+    """results/summary.md (``templates/summary.md.j2``)."""
+    from bench.report import templating
+
+    text = templating.render(
+        "summary.md.j2",
+        original_report=words.ORIGINAL_REPORT,
+        answers=readme.answers_block(runs, readme.kind_answers(runs), results=""),
+        kinds=_kinds(runs),
+        findings=_findings_list(runs),
+        candidates=_candidates(runs),
+        calibration=_calibration(runs),
+        workloads=[(workloads.get(w).title, p) for w, p in links.items()],
+        provenance=_provenance(runs),
+    )
+    text = words.link_first(text)
     sizes = words.size_terms(r.work for r in runs.values())
     return text + "\n## Glossary\n\n" + "\n".join(words.glossary(text, sizes)) + "\n"
 
@@ -265,99 +238,68 @@ def _provenance(runs) -> list[str]:
 
 
 def findings_page(runs: dict[str, RunData], repro_links: dict[str, dict], found=None) -> str:
-    """results/findings.md: its root causes (``found``: ``causes.of_runs(runs)`` already
-    computed), then one entry per divergence."""
+    """results/findings.md (``templates/findings.md.j2``): its root causes (``found``:
+    ``causes.of_runs(runs)`` already computed), then one entry per divergence."""
+    from bench.report import templating
+
     found = causes.of_runs(runs) if found is None else found
-    out = [
-        "# Findings: where a mode computes something the code does not mean",
-        "",
-        "Each entry says:",
-        "",
-        "- what diverges, and where;",
-        "- what the code means under eager semantics (expected), and what ran (observed);",
-        "- one minimal pair: two shapes one change apart, with a script for each side;",
-        "- what MindSpore's documentation says.",
-        "",
-        "`python <script>` prints REPRODUCED when it sees exactly what the gate saw. "
-        "A script runs the checks the gate ran for its outcome: a second and a third instance "
-        "under bytecode capture, and two instances as the layers of one network in every "
-        "compiled mode. A crash or a hang is seen in a child process and named by its check.",
-        "",
-        'Under `jit(capture_mode="bytecode")` the same code can behave differently from one '
-        "process to the next. The *differs between processes* entries' scripts run the cell "
-        "in several fresh processes. `nox -s conformance` runs each committed script alone, "
-        "once, and fails on a script that does not reproduce. Each script names the run it was "
-        "written from.",
-        "",
-        "## Root causes",
-        "",
-        "The entries below, grouped by what triggers them and how they go wrong. A trigger is "
-        "one construct, or the APIs the failing strategies call. Over every workload and mode, "
-        "most cells (strategy × shape × mode) first; each links to its entries.",
-        "",
-        *causes.table(found, causes.reduced()),
-        "",
+    entries = [
+        _entry(run, e, repro_links.get(w, {}), w)
+        for w, run in runs.items()
+        for e in findings.entries(run)
     ]
-    for w, run in runs.items():
-        for e in findings.entries(run):
-            out += _entry(run, e, repro_links.get(w, {}), w)
-    text = "\n".join(out)
+    text = templating.render(
+        "findings.md.j2", table=causes.table(found, causes.reduced()), entries=entries
+    )
     return text + "\n## Glossary\n\n" + "\n".join(words.glossary(text)) + "\n"
 
 
-def _entry(run: RunData, e: findings.Entry, links: dict, w: str) -> list[str]:
+def entry_view(run: RunData, e: findings.Entry, links: dict, w: str) -> dict:
+    """What an entry of the findings page says, as data (``templates/findings_entry.md.j2``):
+    per mode its failing shapes (counted, and covered by at most four patterns), what the code
+    means, what ran (``observed``), its minimal pair with both scripts or its own script, and
+    what each mode's documentation says."""
     ex, v = e.example, run.verdicts
-    parts = []
+    where = []
     for m, failing in e.shapes.items():
         every = set(v[(v["mode"] == m) & v.strategy.isin(e.strategies)]["shape"])
-        globs = findings.cover(set(failing), every)[:4]
-        many = "s" if len(failing) > 1 else ""
-        parts.append(
-            f"{label(m)}: {len(failing)} shape{many} ({', '.join(f'`{g}`' for g in globs)})"
-        )
-    where = "; ".join(parts)
-    reading = run.work.readings.get(ex.get("meaning"))
-    if not e.outcome.startswith(Status.INCORRECT.value):
-        expected = "the step runs (as it does eagerly)"
-    else:
-        expected = (
-            f"the output computed with {reading}, and every write" if reading else ("every write")
-        )
-    lines = [
-        f'<a id="{e.slug}"></a>',
-        "",
-        f"## {w}: {e.title}",
-        "",
-        f"- **MindSpore {e.mindspore}**, workload `{w}`, "
-        + ("an eager mode: " if e.eager else "")
-        + where,
-        f"- **strategies**: {', '.join(f'`{s}`' for s in e.strategies)}",
-        *([f"- **when**: {when(e)}"] if e.calls and e.calls != "at every call" else []),
-        f"- **expected** (the code's meaning): {expected}",
-        *observed(ex),
-    ]
+        where.append((m, len(failing), findings.cover(set(failing), every)[:4]))
+    pair = None
     if e.pair:
         s, mode, good, bad = e.pair
-        a, b = links.get((s, good, mode)), links.get((s, bad, mode))
-        cmd = f": `python results/{w}/{a}` / `python results/{w}/{b}`" if a and b else ""
-        lines.append(
-            f"- **minimal pair** ({label(mode)}, `{s}`): `{good}` works, `{bad}` does not{cmd}"
-        )
-        if e.pair_breaks:
-            lines.append(
-                f"- **graph breaks** (bytecode capture): {e.pair_breaks[0]} in the "
-                f"working shape, {e.pair_breaks[1]} in the failing one"
-            )
-    else:
-        link = links.get((ex.get("strategy"), ex.get("shape"), ex.get("mode")))
-        if link:
-            lines.append(f"- **reproduce**: `python results/{w}/{link}`")
-    said = e.documented_by_mode
-    if len(said) == 1:
-        lines += [f"- **documented**: {next(iter(said.values()))}", ""]
-    else:
-        lines += ["- **documented**:", *(f"  - {m}: {text}" for m, text in said.items()), ""]
-    return lines
+        pair = {"strategy": s, "mode": mode, "good": good, "bad": bad,
+                "good_link": links.get((s, good, mode)), "bad_link": links.get((s, bad, mode)),
+                "breaks": e.pair_breaks}  # fmt: skip
+    return {
+        "anchor": e.slug,
+        "workload": w,
+        "title": e.title,
+        "mindspore": e.mindspore,
+        "eager": e.eager,
+        "where": where,
+        "strategies": e.strategies,
+        "calls": e.calls,
+        "kind": e.kind,
+        "silent": e.outcome.startswith(Status.INCORRECT.value),
+        "reading": run.work.readings.get(ex.get("meaning")),
+        "observed": observed(ex),
+        "pair": pair,
+        "link": links.get((ex.get("strategy"), ex.get("shape"), ex.get("mode"))),
+        "documented": e.documented_by_mode,
+    }
+
+
+def _entry(run: RunData, e: findings.Entry, links: dict, w: str) -> list[str]:
+    from bench.report import templating
+
+    text = templating.render(
+        "findings_entry.md.j2",
+        e=entry_view(run, e, links, w),
+        second=SECOND_ONLY,
+        third=THIRD_ONLY,
+        network=NETWORK_ONLY,
+    )
+    return text.split("\n")
 
 
 ERROR = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Interrupt)): (.*)$")
@@ -378,20 +320,6 @@ def observed(ex: dict) -> list[str]:
         head = head[: error.start()] + f"`{error.group(1)}: {message}`"
     where = f"`{ex.get('strategy')}` `{ex.get('shape')}` {label(ex.get('mode'))}"
     return [f"- **observed** in {where}: {head}", *(f"  - {part}" for part in states)]
-
-
-def when(e: findings.Entry) -> str:
-    """At which calls, or in which instance of the class, an entry's cells go wrong."""
-    where = {
-        SECOND_ONLY: "a second instance built after it in the same process",
-        THIRD_ONLY: "the second works too; a third built after them in the same process",
-        NETWORK_ONLY: "two of its instances as the layers of one network (its construct "
-        "compiled as a whole)",
-    }.get(e.calls)
-    if where:
-        return f"the first instance of the class works; {where} shows the {e.kind or 'failure'}"
-    later = "are right" if e.calls.endswith("only") else "too"
-    return f"{e.kind} {e.calls} of each instance (the other calls {later})"
 
 
 def repro_rows(run: RunData, splits=None) -> list[dict]:

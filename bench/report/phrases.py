@@ -1,7 +1,7 @@
 """How the answer reads: the code a user writes for a strategy in a workload, and what it adds
 as a user reads it (the one phrasing module: every page, table and README block says a cost
-through ``cost`` / ``cell_cost`` / ``cost_phrase``; ``tests/unit/test_phrasing.py`` holds their
-table).
+through ``cost`` / ``cell_cost``, or the templates' filter over ``decisions.Cost`` built on
+them; ``tests/unit/test_phrasing.py`` holds their table).
 
 - An interval that contains 0: "no detectable cost: ≤ +x µs, y % of a z step (97.5 % bound)",
   against the step without the write: the upper end of the 95 % interval, a one-sided 97.5 %
@@ -378,27 +378,3 @@ def crossover_words(symbol: str, strategy: str, found) -> str:
         f"{CROSSOVER}: head to head, `{strategy}`'s whole step is {'; it is '.join(clauses)}. "
         "The answer is decided over every size; at yours, the shorter step is the cheaper"
     )
-
-
-def cost_phrase(run: RunData, mode: str, strategy: str, ends: bool = False) -> str:
-    """What the update adds at each size, as a user reads it (``cell_cost``): ``+7.0 µs [+4.1,
-    +9.8] a step (+4 %) at N=1; no detectable cost (97.5 % upper bound +3.00 µs) at N=64``;
-    each size its own bound (a run of sizes under one bound would show the largest size's bound
-    at the smallest), except an invalid twin, said once when it is every size's; ``ends``: the
-    smallest and the largest size only. Why a step can be faster than without its write is said
-    once, after the first size where it is."""
-    m = run.analysis.get(mode)
-    cells = m.candidates.get(strategy) if m else None
-    if not cells:
-        return NOT_TIMED
-    sizes = sorted(cells)
-    if ends and len(sizes) > 2:
-        sizes = [sizes[0], sizes[-1]]
-    if len(sizes) > 1 and all(cells[n].twin_invalid for n in sizes):  # one twin: say it once
-        return f"{TWIN_INVALID} at any size"
-    out = [f"{cell_cost(cells[n], mode, why=False)} at {run.symbol}={n}" for n in sizes]
-    for i, text in enumerate(out):
-        if FASTER_THAN_WITHOUT in text:
-            out[i] = f"{text} ({WHY_FASTER})"
-            break
-    return "; ".join(out)

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from bench.core.schema import Status
 from bench.measured.modes import MODES, label
-from bench.report import answer, costs, findings, fmt, phrases, shapes_page, words
+from bench.report import answer, costs, findings, fmt, shapes_page, words
 from bench.report.load import RunData
 
 
@@ -48,18 +47,17 @@ def reused_gate(run: RunData) -> str:
     return f"{int((came != '').sum())} of {len(came)} verdicts reused from {origins}"
 
 
-def correct_everywhere(run: RunData, strategy: str, mode: str) -> str:
+def correct_counts(run: RunData, strategy: str, mode: str) -> tuple[int, int, tuple]:
+    """(shapes it works in, shapes it can be written in, ((what goes wrong, shapes), ...) most
+    common first) of ``strategy`` in ``mode`` here."""
     v = run.verdicts
     rows = v[
         (v.strategy == strategy) & (v["mode"] == mode) & (v.status != Status.INEXPRESSIBLE.value)
     ]
     works = int((rows.status == Status.WORKS.value).sum())
-    if works == len(rows):
-        return f"yes, in all {len(rows)} shapes" if len(rows) > 1 else "yes, in its one shape"
     bad = rows[rows.status != Status.WORKS.value]
     kinds = Counter(shapes_page.phrase(r) for r in bad.itertuples())
-    what = ", ".join(f"{k} in {n}" for k, n in kinds.most_common())
-    return f"in {works} of {len(rows)} shapes ({what}; none in {run.work.scope_text})"
+    return works, len(rows), tuple(kinds.most_common())
 
 
 @dataclass(frozen=True)
@@ -74,77 +72,101 @@ class KindAnswers:
     code: dict = field(default_factory=dict)
 
 
-def not_slower_here(run: RunData, mode: str, strategy: str | None) -> str:
+@dataclass(frozen=True)
+class AnswerRow:
+    """One mode's row of a workload page's answer table, as data (its words are
+    ``templates/workload_answer.md.j2``'s): the kind's answer (``write``, None: none, and
+    ``no_choice`` when the mode has no answer at all), why it is not decided, its tested code's
+    ``link``, the strategy file's ``doc_note``; ``alone``: (strategy, its outcome here) where
+    this workload alone would pick another; its ``crossings`` here (``answer.Crossover``), its
+    ``costs`` at every size timed here (``decisions.Cost``), the other candidates ``not_slower``
+    here, the shapes it ``works`` in of ``shapes`` and what goes wrong in the rest (``fails``),
+    the ``equivalent`` and ``undetermined`` alternatives."""
+
+    mode: str
+    write: str | None
+    reason: answer.Reason = field(default_factory=answer.Reason)
+    no_choice: bool = False
+    decided: bool = True
+    link: str = ""
+    doc_note: str = ""
+    alone: tuple = ()
+    crossings: tuple = ()
+    costs: tuple = ()
+    not_slower: tuple = ()
+    works: int = 0
+    shapes: int = 0
+    fails: tuple = ()
+    equivalent: tuple = ()
+    undetermined: tuple = ()
+
+
+def not_slower_here(run: RunData, mode: str, strategy: str | None) -> tuple[str, ...]:
     """The other candidates this workload does not show slower than another (not a ranking:
     which of them measured fastest changes from run to run)."""
     from bench.report.readme import NOT_SLOWER
 
     found = answer.outcomes(run, mode)
-    names = sorted(s for s, o in found.items() if o in NOT_SLOWER and s != strategy)
-    return ", ".join(f"`{s}`" for s in names) or "none"
+    return tuple(sorted(s for s, o in found.items() if o in NOT_SLOWER and s != strategy))
 
 
-def alone_note(run: RunData, mode: str, kind_pick: str | None, workloads) -> str:
-    """Where this workload's data alone would pick another strategy than the kind's answer, say
-    so: "in this workload alone, `X` is as fast" ("" where they agree)."""
+def alone_pick(run: RunData, mode: str, kind_pick: str | None) -> tuple:
+    """(strategy, its outcome here) where this workload's data alone would pick another
+    strategy than the kind's answer; () where they agree."""
     mine = answer.workload_choice(run, mode).strategy
     if mine is None or mine == kind_pick:
-        return ""
-    said = answer.outcomes(run, mode).get(mine, "")
-    how = (
-        f"is as fast ({said} here)"
-        if said in (answer.FASTEST, answer.EQUIVALENT, answer.FASTER)
-        else f"would be the pick ({said} here)"
-    )
-    return (
-        f"In this workload alone, `{mine}` {how}; the answer is the kind's, which must hold in "
-        f"every workload of the kind ({', '.join(workloads)})"
-    )
+        return ()
+    return (mine, answer.outcomes(run, mode).get(mine, ""))
 
 
-def answer_table(run: RunData, kind: KindAnswers) -> list[str]:
+def answer_rows(run: RunData, kind: KindAnswers) -> list[AnswerRow]:
+    from bench.report import decisions
+
     rows = []
     for mode in run.modes:
         c = kind.choices.get(mode)
         if c is None or c.strategy is None:
-            why = c.why if c else "no answer for this mode"
-            note = alone_note(run, mode, None, kind.workloads)
-            rows.append([label(mode), f"*{why}*" + (f" — *{note}*" if note else ""), *"–" * 4])
+            rows.append(AnswerRow(mode, None, c.reason if c else answer.Reason(), c is None,
+                                  alone=alone_pick(run, mode, None)))  # fmt: skip
             continue
         facts = run.manifest.strategies.get(c.strategy, {})
-        link = kind.code.get(mode)
-        what = f"`{c.strategy}`" + (f" ([the code, as the tests run it]({link}))" if link else "")
-        if not c.decided:
-            what += f" — *not decided: {c.short or c.why}*"
-        if facts.get("doc_note"):
-            what += f" ({facts['doc_note']})"
-        note = alone_note(run, mode, c.strategy, kind.workloads)
-        if note:
-            what += f" — *{note}*"
-        crossing = phrases.crossover_words(
-            run.symbol, c.strategy, answer.crossovers(run, mode, c.strategy)
-        )
-        if crossing:
-            what += f" — *{crossing}*"
+        works, shapes, fails = correct_counts(run, c.strategy, mode)
         rows.append(
-            [
-                label(mode),
-                what,
-                phrases.cost_phrase(run, mode, c.strategy),
-                not_slower_here(run, mode, c.strategy),
-                correct_everywhere(run, c.strategy, mode),
-                answer.alternatives(c),
-            ]
+            AnswerRow(
+                mode,
+                c.strategy,
+                c.reason,
+                decided=bool(c.decided),
+                link=kind.code.get(mode, ""),
+                doc_note=facts.get("doc_note", ""),
+                alone=alone_pick(run, mode, c.strategy),
+                crossings=tuple(answer.crossovers(run, mode, c.strategy)),
+                costs=decisions.costs_at(run, mode, c.strategy, run.workload, "all"),
+                not_slower=not_slower_here(run, mode, c.strategy),
+                works=works,
+                shapes=shapes,
+                fails=fails,
+                equivalent=tuple(c.equivalent),
+                undetermined=tuple(c.undetermined),
+            )
         )
-    head = [
-        "mode",
-        f"write this (the answer to {answer.KINDS[kind.kind]}, over {', '.join(kind.workloads)})",
-        "what it adds here (vs the same step without the write)",
-        "the other candidates not shown slower here",
-        "correct in every shape here?",
-        "alternatives (equivalent; undetermined)",
-    ]
-    return fmt.table(head, rows)
+    return rows
+
+
+def answer_table(run: RunData, kind: KindAnswers) -> list[str]:
+    """The answer table of the workload's page (``templates/workload_answer.md.j2``)."""
+    from bench.report import templating
+
+    text = templating.render(
+        "workload_answer.md.j2",
+        data=answer_rows(run, kind),
+        kind=kind.kind,
+        workloads=kind.workloads,
+        symbol=run.symbol,
+        scope=run.work.scope_text,
+        as_fast=(answer.FASTEST, answer.EQUIVALENT, answer.FASTER),
+    )
+    return text.split("\n")
 
 
 def by_kind(run: RunData) -> list[str]:
@@ -294,8 +316,10 @@ def render(
     pages: dict,
     kind: KindAnswers | None = None,
 ) -> str:
-    """The workload's page; ``kind``: the answer of its kind of state it leads with (default:
-    decided over this run alone)."""
+    """The workload's page (``templates/workload.md.j2``); ``kind``: the answer of its kind of
+    state it leads with (default: decided over this run alone)."""
+    from bench.report import templating
+
     if kind is None:
         kind = KindAnswers(
             answer.kind_of(run.work),
@@ -306,62 +330,36 @@ def render(
             },
         )
     sym, size = words.size_term(run.work)
-    out = [
-        f"# {title}",
-        "",
-        provenance_line(run),
-        "",
-        " · ".join(f"[{t}]({p})" for t, p in pages.items()),
-        "",
-    ]
-    out += [
-        "## The answer",
-        "",
-        f"Per mode, the answer to {answer.KINDS[kind.kind]}, decided over "
-        f"{', '.join(kind.workloads)}. It is the simplest *candidate* whose whole step is "
-        "*equivalent* in each of them. Equivalent: timed head to head, no other candidate is "
-        f"faster than it by more than the *margin* ({run.margin.describe()}), with 95 % "
-        "confidence. *Undetermined*: an interval straddles the margin; more rounds would tell. "
-        "What it adds is its step minus its *no-update twin*'s (the same code without the "
-        f"write), at each size *{sym}* ({size}). The candidates *not shown slower* are those "
-        "the data cannot rank apart from it. *Correct*: it computes what the code means in "
-        "every code shape, in every gate process and after every timed step.",
-        "",
-        *answer_table(run, kind),
-    ]
-    entries = findings.entries(run)
-    out += ["## Correctness by kind", "", "Strategy × shape cells per mode:", "", *by_kind(run)]
-    out += _intent(run)
-    if entries:
-        out += [
-            "What diverges (one line per finding; expected vs observed, minimal pair and "
-            "repro in [the findings](../findings.md)):",
-            "",
-        ]
-        for e in entries:
-            modes = ", ".join(map(label, e.modes))
-            names = ", ".join(f"`{s}`" for s in e.strategies)
-            out.append(
-                f"- [{e.title}](../findings.md#{e.slug}): {names} in {modes}"
-                + (" (eager mode)" if e.eager else "")
-            )
-        out.append("")
-    out += ["## Details", "", "### Support matrix", "", *shapes_page.support(run)]
-    out += ["### What it costs", "", *costs.per_mode(run)]
-    for head, lines in (
+    sections = (
         ("Twins checked", costs.twins(run)),
         ("Calibration (A/A)", costs.calibration(run)),
         ("Against the memory-bandwidth floor", costs.big_state(run)),
         ("Layout", costs.layout(run)),
         ("Shape screen", costs.screen(run)),
         ("First call", costs.first_call(run)),
-    ):
-        if lines:
-            out += [f"### {head}", "", *lines]
-    out += ["### Errors", "", *_errors(run), "### Provenance", "", *_provenance(run)]
-    out += ["### Plots", "", *(f"![{Path(p).stem}]({p})" for p in plots), ""]
-    missing = [f"- problem: {p}" for p in run.problems] or ["- none"]
-    out += ["### Missing cells and problems", "", *missing, ""]
-    text = words.link_first("\n".join(out))
+    )
+    rendered = templating.render(
+        "workload.md.j2",
+        title=title,
+        provenance_line=provenance_line(run),
+        pages=pages,
+        kind=kind.kind,
+        workloads=kind.workloads,
+        margin=run.margin.describe(),
+        symbol=sym,
+        size=size,
+        answer_lines=answer_table(run, kind),
+        by_kind=by_kind(run),
+        intent=_intent(run),
+        entries=findings.entries(run),
+        support=shapes_page.support(run),
+        per_mode=costs.per_mode(run),
+        sections=sections,
+        errors=_errors(run),
+        provenance=_provenance(run),
+        plots=plots,
+        problems=run.problems,
+    )
+    text = words.link_first(rendered)
     sizes = words.size_terms([run.work])
     return text + "\n## Glossary\n\n" + "\n".join(words.glossary(text, sizes)) + "\n"

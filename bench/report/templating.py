@@ -109,6 +109,20 @@ def _crossing_text(decision) -> str:
     return text[:1].upper() + text[1:]
 
 
+def _crossover_text(crossings, symbol: str, strategy: str) -> str:
+    """One workload's crossings (``answer.Crossover``) in words (``phrases.crossover_words``)."""
+    from bench.report import phrases
+
+    return phrases.crossover_words(symbol, strategy, crossings)
+
+
+def _md_table(head, rows) -> str:
+    """A GFM table (``fmt.table``: every cell escaped), ending with a blank line."""
+    from bench.report import fmt
+
+    return "\n".join(fmt.table(list(head), [list(r) for r in rows]))
+
+
 def _kind_full(kind: str) -> str:
     from bench.report.answer import KINDS
 
@@ -158,6 +172,10 @@ def env() -> Environment:
         size_term=_size_term,
         is_distribution=_is_distribution,
         reason_words=lambda r: r.words(),
+        crossover_text=_crossover_text,
+        md_table=_md_table,
+        code=lambda name: f"`{name}`",
+        stem=lambda path: Path(path).stem,
     )
     from bench.report import phrases
 

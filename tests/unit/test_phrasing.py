@@ -87,7 +87,18 @@ def _cell(added, low, high, rounds=10, quart=(1 * US, 2 * US, 3 * US), twin_inva
 
 def _run(cells: dict[int, object], mode="graph"):
     m = SimpleNamespace(candidates={"s": cells})
-    return SimpleNamespace(analysis={mode: m}, symbol="N")
+    work = SimpleNamespace(size_label="batch size N", size_symbol="N", size_unit="")
+    return SimpleNamespace(analysis={mode: m}, symbol="N", work=work, workload="w")
+
+
+def cost_phrase(run, mode: str, strategy: str, ends: bool = False) -> str:
+    """What the pages print of a write's cost at each size (``ends``: the smallest and the
+    largest), through the path they take: ``decisions.costs_at`` to data, then the templates'
+    filter (``templating._costs_text``)."""
+    from bench.report import decisions, templating
+
+    costs = decisions.costs_at(run, mode, strategy, run.workload, "ends" if ends else "all")
+    return templating._costs_text(costs, mode, run.symbol)
 
 
 @pytest.mark.parametrize(
@@ -165,22 +176,22 @@ def _run(cells: dict[int, object], mode="graph"):
     ],
 )
 def test_cost_phrase_per_size(cells, ends, words):
-    assert phrases.cost_phrase(_run(cells), "graph", "s", ends=ends) == words
+    assert cost_phrase(_run(cells), "graph", "s", ends=ends) == words
 
 
 def test_a_distribution_mode_shows_quartiles_only_from_enough_rounds():
     few = {1: _cell(7 * US, 4 * US, 10 * US, rounds=10)}
     many = {1: _cell(7 * US, 4 * US, 10 * US, rounds=40)}
-    assert phrases.cost_phrase(_run(few, "pynative"), "pynative", "s") == (
+    assert cost_phrase(_run(few, "pynative"), "pynative", "s") == (
         "+7.00 µs [+4.0, +10.0] a step (+0 %) at N=1"
     )
-    assert phrases.cost_phrase(_run(many, "pynative"), "pynative", "s") == (
+    assert cost_phrase(_run(many, "pynative"), "pynative", "s") == (
         "+7.00 µs [+4.0, +10.0] a step (+0 %); rounds' quartiles +1.00 µs … +3.00 µs "
         "(median +2.00 µs, 40 rounds) at N=1"
     )
     # the same cell in a compiled mode: no quartiles
-    assert "quartiles" not in phrases.cost_phrase(_run(many), "graph", "s")
-    assert phrases.cost_phrase(_run({}), "graph", "other") == phrases.NOT_TIMED
+    assert "quartiles" not in cost_phrase(_run(many), "graph", "s")
+    assert cost_phrase(_run({}), "graph", "other") == phrases.NOT_TIMED
 
 
 def test_a_real_estimate_reads_as_its_interval():

@@ -1,0 +1,115 @@
+"""Each page template (``bench/report/templates/``) and one golden rendering of it, from hand-made
+data that takes every branch: a changed word shows as a diff of the golden file, reviewed before
+it is committed. ``BENCH_WRITE_GOLDEN=1`` writes the files instead (then read them). README's
+first screen and answer block have theirs in ``test_decisions.py``. No run, no MindSpore."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from types import SimpleNamespace as NS
+
+import pytest
+
+from bench.core.schema import NETWORK_ONLY, SECOND_ONLY, THIRD_ONLY
+from bench.report import templating
+from bench.report.answer import Crossover, Reason
+from bench.report.decisions import Cost
+from bench.report.summary import AnswerRow
+
+GOLDEN = Path(__file__).parents[1] / "fixtures" / "golden"
+US = 1e-6
+
+
+def _check(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if os.environ.get("BENCH_WRITE_GOLDEN"):
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8"), f"{name}: the template renders otherwise"
+
+
+def _workload_answer() -> str:
+    cost = Cost("brn", 1, "batch size", added_s=7 * US, low_s=4 * US, high_s=10 * US, ratio=1.04)
+    free = Cost("brn", 64, "batch size", added_s=1 * US, low_s=-2 * US, high_s=3 * US, step_s=1e-4)
+    rows = [
+        AnswerRow("graph", "prim", Reason("open", rivals=(("a", "brn"),)), decided=False,
+                  link="../summary.md#answer-small-graph", doc_note="deprecated in 2.9",
+                  alone=("a", "equivalent"), crossings=(Crossover("b", (1,), (64,)),),
+                  costs=(cost, free), not_slower=("a", "b"), works=48, shapes=50,
+                  fails=(("silently wrong: stale read", 2),), equivalent=("a", "prim"),
+                  undetermined=("b",)),
+        AnswerRow("pynative", "set_data", costs=(Cost("brn", 0, "", timed=False),), works=1,
+                  shapes=1),
+        AnswerRow("jit_ast", "prim", costs=(cost,), works=50, shapes=50, alone=("c", "slower")),
+        AnswerRow("jit_bytecode", None, Reason("no_candidate"), alone=("a", "fastest")),
+        AnswerRow("pynative_blocking", None, no_choice=True),
+    ]  # fmt: skip
+    return templating.render("workload_answer.md.j2", data=rows, kind="small",
+                             workloads=("clip", "brn"), symbol="N", scope="the common shapes",
+                             as_fast=("fastest", "equivalent", "faster"))  # fmt: skip
+
+
+def _entries() -> list[str]:
+    one = {"anchor": "brn-stale-read", "workload": "brn", "title": "stale read at the first "
+           "call only: `assign`", "mindspore": "2.10.0", "eager": False,
+           "where": [("graph", 2, ["helper-*", "inline-view"]), ("jit_ast", 1, ["depend"])],
+           "strategies": ["assign", "assign_add"], "calls": "at the first call only",
+           "kind": "stale read", "silent": True, "reading": "the limit read before the write",
+           "observed": ["- **observed** in `assign` `depend` GRAPH_MODE: stale read at step 1:",
+                        "  - r_max = 1, the code writes 1.25"],
+           "pair": {"strategy": "assign", "mode": "graph", "good": "inline", "bad": "helper",
+                    "good_link": "repros/g.py", "bad_link": "repros/b.py", "breaks": (0, 2)},
+           "link": None, "documented": {"": "not found"}}  # fmt: skip
+    two = {**one, "anchor": "ema-raises", "workload": "ema", "eager": True,
+           "where": [("pynative", 1, ["inline"])], "calls": SECOND_ONLY, "kind": "",
+           "silent": False, "reading": None, "pair": None, "link": "repros/x.py",
+           "documented": {"PYNATIVE_MODE": "no", "GRAPH_MODE": "yes: the API page"}}  # fmt: skip
+    three = {**two, "anchor": "kv", "calls": "", "link": None, "documented": {"": "n/a"}}
+    return [
+        templating.render(
+            "findings_entry.md.j2", e=e, second=SECOND_ONLY, third=THIRD_ONLY, network=NETWORK_ONLY
+        )
+        for e in (one, two, three)
+    ]
+
+
+def test_the_workload_answer_table_has_one_golden_rendering():
+    _check("workload_answer.md", _workload_answer())
+
+
+def test_a_findings_entry_has_one_golden_rendering():
+    _check("findings_entry.md", "\n---\n".join(_entries()))
+
+
+def test_the_findings_page_has_one_golden_rendering():
+    entries = [e.split("\n") for e in _entries()]
+    text = templating.render("findings.md.j2", table=["| # | cause |", "|---|---|", "| 1 | x |"],
+                             entries=entries)  # fmt: skip
+    _check("findings.md", text)
+
+
+def test_the_summary_page_has_one_golden_rendering():
+    text = templating.render(
+        "summary.md.j2", original_report="a `set_data` that fails", answers=["A1", "", "A2"],
+        kinds=["| k |", ""], findings=["- f", ""], candidates=["| c |", ""],
+        calibration=["## How far", "", "t"], workloads=[("the clip", "clip/summary.md")],
+        provenance=["## Provenance", "", "p"],
+    )  # fmt: skip
+    _check("summary.md", text)
+
+
+@pytest.mark.parametrize("problems", [[], ["a timing file is damaged"]])
+def test_a_workload_page_has_one_golden_rendering(problems):
+    entry = NS(title="write dropped: `add_`", slug="brn-add", strategies=["add_"],
+               modes=["pynative", "jit_ast"], eager=False)  # fmt: skip
+    text = templating.render(
+        "workload.md.j2", title="Batch Renormalization", provenance_line="- Run `r1`.\n- x.",
+        pages={"shapes": "shapes.md", "findings": "../findings.md"}, kind="small",
+        workloads=("clip", "brn"), margin="2 % of the step, at least 5 µs", symbol="N",
+        size="the batch size", answer_lines=_workload_answer().split("\n"),
+        by_kind=["| mode |", ""], intent=[], entries=[entry] if problems else [],
+        support=["| s |", ""], per_mode=["### GRAPH_MODE", "", "| c |", ""],
+        sections=(("Twins checked", ["t", ""]), ("Layout", [])), errors=["none", ""],
+        provenance=["| run |", ""], plots=["../../plots/brn/added.png"], problems=problems,
+    )  # fmt: skip
+    _check(f"workload{'_problems' if problems else ''}.md", text)
