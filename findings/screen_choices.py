@@ -31,13 +31,15 @@ def differences(run: Path) -> tuple[int, list[tuple[str, str, str, str]]]:
     gated = final_verdicts.final(read_verdicts(RunDir(run), problems), [])
     timed = json.loads((run / "prepare" / "selection.json").read_text())["chosen"]
     now: dict[str, dict[str, tuple[str, str]]] = {}  # mode -> prepare_phase.choices
+    origins = prepare_phase.screen_origins(run, manifest["plan"]["workload"])
     count, out = 0, []
     for row in timed:
         mode, strategy = row["mode"], row["strategy"]
         if mode not in now:
             screened = run / "prepare" / f"{mode}.json"  # none: nothing screened in the mode
             prepared = json.loads(screened.read_text()) if screened.is_file() else {}
-            now[mode] = prepare_phase.choices(ctx, gated, mode, prepared)
+            reused = prepare_phase.reused_screens(ctx, gated, mode, origins)  # a reused screen
+            now[mode] = prepare_phase.choices(ctx, gated, mode, prepared, reused)
         if strategy not in now[mode]:
             continue
         count += 1

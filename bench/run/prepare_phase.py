@@ -89,6 +89,27 @@ def choices(
 REUSED = "screen of identical code reused from run"
 
 
+def screen_origins(run, workload: str) -> list:
+    """The screens a timed run's choices came from (``screen_cache.Screened``, newest first): its
+    own where it screened, and each committed run a reused screen names (``REUSED`` in the
+    ``why`` of ``prepare/selection.json``; a reference that reused one screens nothing itself).
+    A named run that is not committed is left out."""
+    from bench.core import paths
+
+    chosen = read_json(run / "prepare" / "selection.json")["chosen"]
+    ids = {r["why"].split(REUSED, 1)[1].strip() for r in chosen if REUSED in r.get("why", "")}
+    folders = [run]
+    for run_id in sorted(ids):
+        for raw in (paths.raw_dir(paths.results_dir(workload)),
+                    paths.RESULTS_DIR / "b2b" / workload / "raw"):  # fmt: skip
+            found = paths.find_run(raw, run_id)
+            if found is not None:
+                folders.append(found)
+                break
+    found = [s for s in (screen_cache.read(f) for f in folders) if s is not None]
+    return sorted(found, key=lambda s: s.run_id, reverse=True)
+
+
 def screens(ctx: RunContext) -> list:
     """The earlier runs whose screens of identical code this run reuses
     (``screen_cache.known``): always for a tier that does not screen; for one that does, unless

@@ -180,9 +180,9 @@ def test_a_quick_run_of_identical_code_times_the_shapes_the_reference_chose(refe
     plan = SimpleNamespace(precision=TIERS["quick"], workload=work.name)
     ctx = SimpleNamespace(workload=work, plan=plan, run=RunDir(tmp_path / "quick"))
     gated = final_verdicts.final(read_verdicts(RunDir(reference), []), [])
-    runs = [screen_cache.read(reference)]
+    runs = prepare_phase.screen_origins(reference, work.name)  # its own, or the one it reused
     timed = json.loads((reference / "prepare" / "selection.json").read_text())["chosen"]
-    screened = {(m, r["strategy"]) for m, rows in runs[0].screen.items() for r in rows}
+    screened = {(m, r["strategy"]) for run in runs for m, rows in run.screen.items() for r in rows}
     checked, by_mode = 0, {}
     for mode in sorted({r["mode"] for r in timed}):
         reused = by_mode[mode] = prepare_phase.reused_screens(ctx, gated, mode, runs)
@@ -191,12 +191,13 @@ def test_a_quick_run_of_identical_code_times_the_shapes_the_reference_chose(refe
             shape, why = now[row["strategy"]]
             assert shape == row["shape"], (mode, row["strategy"])
             if (mode, row["strategy"]) in screened:
-                assert why.endswith(f"{prepare_phase.REUSED} {reference.name}")
+                assert why.endswith(tuple(f"{prepare_phase.REUSED} {r.run_id}" for r in runs))
                 checked += 1
     assert checked > 0
     # one screened shape's code changed: its strategy is no longer reused, the others still are
     mode, reused = max(by_mode.items(), key=lambda kv: (len(kv[1]), kv[0]))
-    moved = next(r for r in runs[0].screen[mode] if r["ratios"] and r["strategy"] in reused)
+    mine = [(run, r) for run in runs for r in run.screen.get(mode, []) if r["ratios"]]
+    moved = next(r for run, r in mine if reused.get(r["strategy"], ("", ""))[1] == run.run_id)
     gated = [
         replace(v, cache_key="changed")
         if (v.strategy, v.shape, v.mode) == (moved["strategy"], moved["shape"], mode)
