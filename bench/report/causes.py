@@ -395,6 +395,7 @@ def records(causes: list[Cause], repro_links: dict[str, dict] | None = None) -> 
                     ),
                     "repro": f"results/{e.workload}/{path}" if path else "",
                     "cells": len(e.cells),
+                    "pairs": sorted({(c[0], c[2]) for c in e.cells}),  # (strategy, mode) of them
                 }
             )
         out.append(

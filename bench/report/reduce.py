@@ -380,9 +380,7 @@ def confirm(cause: dict, r: Reduced, python: str, strategies: Path, out_dir: Pat
     expected = want(cause["outcome"], cause["calls"], _witness(cause)["outcome"])
     where = re.search(r"@(\w+)-", next(t for t in r.tried if ": REPRODUCED" in t)).group(1)
     shown = {t.split(": ", 1)[0]: t.split(": ", 1)[1] for t in r.tried}
-    claimed = dict.fromkeys(  # the (strategy, mode) pairs some entry of the cause shows
-        (s, m) for e in cause["entries"] for s in e["strategies"] for m in e["modes"]
-    )
+    claimed = claims(cause)
     out = []
     for strategy, mode in claimed:
         label = _label(strategy, where, mode)
@@ -404,6 +402,16 @@ def confirm(cause: dict, r: Reduced, python: str, strategies: Path, out_dir: Pat
         out.append({"strategy": strategy, "mode": mode, "code": got.code,
                     "printed": got.said})  # fmt: skip
     return out
+
+
+def claims(cause: dict) -> dict:
+    """The (strategy, mode) pairs some entry of the cause shows, in order (an older causes.json
+    has no ``pairs``: every strategy of an entry in every mode of it)."""
+    return dict.fromkeys(
+        tuple(p)
+        for e in cause["entries"]
+        for p in (e.get("pairs") or [(s, m) for s in e["strategies"] for m in e["modes"]])
+    )
 
 
 def _witness(cause: dict) -> dict:
@@ -575,7 +583,8 @@ def main(argv=None) -> int:
                 r.releases[mindspore.__version__] = on_release(Run(0, shown.split(": ", 1)[1], 0))
                 for version, python in others.items():
                     r.releases[version] = on_release(run(paths.ROOT / r.script, python))
-            if r.script and (args.fresh or not r.bucket):
+            checked = {(b["strategy"], b["mode"]) for b in r.bucket}
+            if r.script and (args.fresh or checked != set(claims(cause))):  # none, or stale
                 r.bucket = confirm(cause, r, sys.executable, paths.ROOT / "strategies", args.out)
             split = split_of(cause, r.bucket)
             if split is not None:  # two causes: the report splits it on its next render
@@ -586,6 +595,10 @@ def main(argv=None) -> int:
             done.append(r)
             kept_splits = splits_kept(old_splits, found, data["causes"])
             write_text_atomic(record, to_json(done, data, kept_splits))  # none lost
+        # every record, the causes not asked for (--only) after the last one asked for included
+        write_text_atomic(
+            record, to_json(done, data, splits_kept(old_splits, found, data["causes"]))
+        )
         kept = {r.script for r in done if r.script}
         for stale in args.out.glob("*.py"):  # programs no cause has now
             if _rel(stale) not in kept:
