@@ -1,13 +1,13 @@
-EXPECTED = 'raises: RuntimeError: Kernel select failed: Unsupported op [InplaceIndexCopy] on CPU'  # exits 0 iff it shows this
+EXPECTED = 'raises: RuntimeError: Kernel select failed: Unsupported op [InplaceIndexPut] on CPU'  # exits 0 iff it shows this
 import numpy as np
 import mindspore as ms
 from mindspore import nn, ops
-class Net(nn.Cell):  # GRAPH_MODE, jit(capture_mode="ast"): `Tensor.index_copy_` — raises: RuntimeError: Kernel select failed: Unsupported op [InplaceIndexCopy] on CPU,
+class Net(nn.Cell):  # GRAPH_MODE, jit(capture_mode="ast"): `Tensor.index_put_` — raises: RuntimeError: Kernel select failed: Unsupported op [InplaceIndexPut] on CPU,
     def __init__(self):
         super().__init__()
         self.limit = ms.Parameter(ms.Tensor(np.ones((1,), np.float32)), name="limit")
     def construct(self, x):
-        x = ops.depend(x, self.limit.index_copy_(0, ops.arange(self.limit.shape[0], dtype=ms.int32), self.limit + x))
+        x = ops.depend(x, self.limit.index_put_((ops.arange(self.limit.shape[0], dtype=ms.int32),), self.limit + x))
         return self.limit * 1 + x * 0
 def judge():
     ms.set_context(mode=ms.GRAPH_MODE)

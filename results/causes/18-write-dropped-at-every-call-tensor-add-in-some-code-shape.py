@@ -2,16 +2,19 @@ EXPECTED = 'write dropped at call 1'  # exits 0 iff it shows this
 import numpy as np
 import mindspore as ms
 from mindspore import nn, ops
-class Net(nn.Cell):  # PYNATIVE_MODE, jit(capture_mode="ast"), jit(capture_mode="bytecode"), PYNATIVE_MODE + launch_blocking(): `Tensor.add_` — write dropped at every call
+class Net(nn.Cell):  # jit(capture_mode="ast"), jit(capture_mode="bytecode"): `Tensor.add_`, in some code shapes only — write dropped at every call
     def __init__(self):
         super().__init__()
         self.limit = ms.Parameter(ms.Tensor(np.ones((1,), np.float32)), name="limit")
+    def write(self, new):
+        self.limit.add_(new - self.limit)
     def construct(self, x):
-        x = ops.depend(x, self.limit.add_(self.limit + x - self.limit))
-        return self.limit * 1 + x * 0
+        self.write(self.limit + x)
+        return self.limit * 1
 def judge():
     ms.set_context(mode=ms.PYNATIVE_MODE)
     net = Net()
+    net.construct = ms.jit(net.construct, capture_mode="bytecode")
     for call in range(1, 4):
         old = net.limit.asnumpy().copy()
         out = net(ms.Tensor(np.full((1,), call, np.float32))).asnumpy()
