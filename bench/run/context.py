@@ -67,7 +67,7 @@ class RunContext:
         worker = (os.environ[WORKER_ENV],) if os.environ.get(WORKER_ENV) else WORKER
         self.supervisor = Supervisor(self.run.logs, plan.timeout, worker)
         parallel = {"gate": plan.gate_jobs, "prepare": 1, "time": plan.time_jobs}
-        self.progress = Progress(out, parallel, plan.precision.tier)
+        self.progress = Progress(out, parallel, plan.precision.tier, plan.workload)
         self.out = out
         self.variants: dict[str, VariantFile] = {}  # key "strategy/shape"
         self.twins: dict[str, VariantFile] = {}  # key "control/<shape>"

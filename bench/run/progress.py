@@ -3,10 +3,13 @@
 Before anything is measured, the ETA comes from a cost model: seconds per item for each phase
 and mode, measured on a 2-core machine of the kind this suite runs on (see README, "How long"),
 with the timing's own rates for a tier that times far less per member (``TIERS``).
-As items finish, the observed rate of each phase and mode replaces the model's. Work is counted
-in units: a gate or prepare item is one, a timing race as many as its members (a race of ten
-members takes about half as long as one of twenty). A later stage is expected as half the members
-of one process of stage 0 (about what stayed open in the clip runs of 2026-12-06), until planned.
+A workload's timing has its own rates (``WORKLOADS``: EMA's and the KV cache's members take
+1.5-3 times the clip's). As items finish, the observed rate of each phase and mode replaces the
+model's, and the modes not yet timed follow the others' ratio to the model (``scale``, drawn
+towards 1 until a minute of work has run). Work is counted in units: a gate or prepare item is
+one, a timing race as many as its members (a race of ten members takes about half as long as one
+of twenty). A later stage is guessed from the workload's share until a mode's stage 0 ends; then
+the races it will run are known (``bench.run.time_phase``) and replace the guess.
 """
 
 from __future__ import annotations
@@ -45,6 +48,32 @@ MODEL = {
 }
 PROCESS_START = 6.0  # importing MindSpore, pinning threads, warming up
 
+# A workload's member of a race against the clip's, per mode: seconds per member of the
+# stage-0 timing processes (first record to last) of the default runs of 2026-12-06 (clip 15
+# runs, brn 9, ema 3, kvcache 2; e.g. ema graph 1.19 s against the clip's 0.72 s). A workload not
+# listed (one a user adds) starts from the clip's rates and is scaled as it runs.
+WORKLOADS = {
+    "brn": {
+        GRAPH: 1.53,
+        PYNATIVE: 1.33,
+        PYNATIVE_BLOCKING: 1.66,
+        JIT_AST: 1.51,
+        JIT_BYTECODE: 2.31,
+    },
+    "ema": {GRAPH: 1.65, PYNATIVE: 2.09, PYNATIVE_BLOCKING: 1.74, JIT_AST: 1.6, JIT_BYTECODE: 2.56},
+    "kvcache": {
+        GRAPH: 1.83,
+        PYNATIVE: 1.99,
+        PYNATIVE_BLOCKING: 3.43,
+        JIT_AST: 2.7,
+        JIT_BYTECODE: 1.03,
+    },
+}
+# How many model-seconds of finished work weigh as much as the model itself in ``scale``: one
+# small first race (EMA's bytecode: two members, 7 s against 1.6 modelled) moved every other
+# mode's ETA fourfold.
+SCALE_PRIOR_S = 60.0
+
 # The quick tier's blocks, rounds and warm-up are a fraction of the default's, so a member costs a
 # fraction of its time: per mode from the two quick clip runs of 2026-12-06 (1b31, 3e99: each
 # mode's one process took 4-20 s for 13-16 members; taking 3 s of each for its start). With the
@@ -73,10 +102,15 @@ def fmt_duration(seconds: float) -> str:
 class Progress:
     """Counts items per (phase, mode) and prints lines with elapsed time and the run's ETA."""
 
-    def __init__(self, out=print, parallel: dict | None = None, tier: str = "default"):
+    def __init__(
+        self, out=print, parallel: dict | None = None, tier: str = "default", workload: str = ""
+    ):
         self.out = out
         own = TIERS.get(tier, {})
-        self.model = {**MODEL, "time": own.get("time", MODEL["time"])}
+        ratio = WORKLOADS.get(workload, {})
+        time_rates = own.get("time", MODEL["time"])
+        time_rates = {mode: s * ratio.get(mode, 1.0) for mode, s in time_rates.items()}
+        self.model = {**MODEL, "time": time_rates}
         self.process_start = own.get("process_start", PROCESS_START)
         self.start = time.monotonic()
         self.todo: dict[tuple[str, str], float] = {}  # units: items, or a race's members
@@ -99,9 +133,12 @@ class Progress:
         key = (phase, mode)
         self.expected[key] = self.expected.get(key, 0) + items
 
-    def settle(self, phase: str) -> None:
-        """The expected items of ``phase`` are now known: forget the guess."""
-        self.expected = {k: n for k, n in self.expected.items() if k[0] != phase}
+    def settle(self, phase: str, mode: str | None = None) -> None:
+        """The expected items of ``phase`` (of one ``mode`` only, if given) are now known:
+        forget the guess."""
+        self.expected = {
+            k: n for k, n in self.expected.items() if k[0] != phase or mode not in (None, k[1])
+        }
 
     def finished(self, phase: str, mode: str, seconds: float, units: float = 1) -> None:
         key = (phase, mode)
@@ -132,14 +169,17 @@ class Progress:
 
     def scale(self, phase: str) -> float:
         """The phase's observed seconds over what the model gave for the same units, over the
-        modes with finished units (1 before any): a workload or machine slower than the one the
-        model was measured on is slower in every mode (brn's first ETAs were 15-25 % low)."""
+        modes with finished units, drawn towards 1 by ``SCALE_PRIOR_S`` of model-seconds (1
+        before any): a machine slower than the one the model was measured on is slower in every
+        mode, but one small first race says little of the others."""
         spent = modelled = 0.0
         for (ph, mode), done in self.done.items():
             if ph == phase and done:
                 spent += self.spent.get((ph, mode), 0.0)
                 modelled += done * self.model[ph].get(mode, 1.0)
-        return spent / modelled if modelled > 0 and spent > 0 else 1.0
+        if modelled <= 0 or spent <= 0:
+            return 1.0
+        return (spent + SCALE_PRIOR_S) / (modelled + SCALE_PRIOR_S)
 
     def eta(self) -> float:
         left = 0.0

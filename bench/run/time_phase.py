@@ -65,14 +65,36 @@ def _jobs(ctx: RunContext, mode: str, process: int, stage: int, items: list[Item
     return out
 
 
-def _run_jobs(ctx: RunContext, jobs: list[Job]) -> None:
-    """Concurrent only where measured harmless (or asked for): a mode's two processes."""
+def _run_jobs(ctx: RunContext, jobs: list[Job], ended=None) -> None:
+    """Concurrent only where measured harmless (or asked for): a mode's two processes.
+    ``ended(job)``, if given, is called as each job ends."""
     plan = ctx.plan
+
+    def run(job: Job) -> None:
+        _time_job(ctx, job)
+        if ended:
+            ended(job)
+
     together = [j for j in jobs if ctx.mode(j.mode).concurrent and plan.time_jobs == 1]
     alone = [j for j in jobs if j not in together]
     if together:
-        ctx.pool(together, lambda j: _time_job(ctx, j), 2)
-    ctx.pool(alone, lambda j: _time_job(ctx, j), plan.time_jobs)
+        ctx.pool(together, run, 2)
+    ctx.pool(alone, run, plan.time_jobs)
+
+
+def _when_mode_ends(ctx: RunContext, jobs: list[Job], cells, candidates):
+    """A callback for the jobs of stage 0's last process: once every job of a mode has ended,
+    the ETA learns that mode's next stage (``_expect_later``)."""
+    left = {}
+    for job in jobs:
+        left[job.mode] = left.get(job.mode, 0) + 1
+
+    def ended(job: Job) -> None:
+        left[job.mode] -= 1
+        if not left[job.mode]:
+            _expect_later(ctx, job.mode, cells, candidates)
+
+    return ended
 
 
 def _key(mode: str, item: Item) -> tuple:
@@ -92,10 +114,14 @@ def _ks(timings) -> dict[tuple, int]:
 
 # Of one stage-0 process's work, what a later stage takes (fewer races, more rounds each): from
 # the wall times of the default runs of 2026-12-06 (stage 1 against stage 0's two processes),
-# clip 0.43 (four runs: 90-110 s after 470 s), brn 0.61 (two: 159 and 161 s after 520 s); 0.5
-# for a workload not measured (bench.run.progress)
-LATER = {"clip": 0.43, "brn": 0.61}
+# clip 0.43 (four runs: 90-110 s after 470 s), brn 0.61 (two: 159 and 161 s after 520 s), ema 0.06
+# (two: 10 and 17 s), kvcache 0.04 (two: 6 and 28 s); 0.5 for a workload not measured. It counts
+# only until a mode's stage 0 ends (``_expect_later``).
+LATER = {"clip": 0.43, "brn": 0.61, "ema": 0.06, "kvcache": 0.04}
 LATER_DEFAULT = 0.5
+# A later stage's member, against a stage-0 member's seconds (more rounds, the same build):
+# 1.15-1.39 in the clip and brn runs of 2026-12-06 (stage 1's seconds per member over stage 0's)
+LATER_MEMBER = 1.3
 
 
 def units(item: Item) -> int:
@@ -140,7 +166,7 @@ def _plan_stage_zero(ctx: RunContext, cells: dict[str, list[Item]]) -> None:
             ctx.progress.expect("time", mode, share * sum(units(c) for c in items))
 
 
-def stage_zero(ctx: RunContext, cells: dict[str, list[Item]]) -> None:
+def stage_zero(ctx: RunContext, cells: dict[str, list[Item]], candidates=None) -> None:
     precision = ctx.plan.precision
     _plan_stage_zero(ctx, cells)
     jobs = []
@@ -156,42 +182,63 @@ def stage_zero(ctx: RunContext, cells: dict[str, list[Item]]) -> None:
             mine = [replace(c, rounds=rounds, k=ks.get(_key(mode, c), 0)) for c in items]
             jobs += _jobs(ctx, mode, process, 0, mine)
         random.Random(f"{ctx.plan.seed}-{process}").shuffle(jobs)  # modes interleave
-        _run_jobs(ctx, jobs)
+        last = process == precision.processes - 1
+        _run_jobs(ctx, jobs, _when_mode_ends(ctx, jobs, cells, candidates) if last else None)
 
 
 def later_stage(
     ctx: RunContext, stage: int, cells: dict[str, list[Item]], candidates: dict | None = None
 ) -> bool:
-    """One more process per mode for the decisions still open: per size, a race of the
-    candidates still undetermined, the candidates that may still be faster than them beyond the
-    margin (``ModeAnalysis.open_cells``), and the A/A cell, as many rounds as the closest
-    decision needs; False when none is open. ``candidates``: {mode: the strategies
-    the answer is chosen from} (``prepare_phase.candidates``), so the decisions settled are the
-    ones the report makes (default: every working strategy)."""
-    precision = ctx.plan.precision
+    """One more process per mode for the decisions still open (``open_races``); False when
+    none is open."""
     ctx.progress.settle("time")  # what this stage times replaces the guess
     if ctx.past_deadline():
         return False
     rec = records.Records(ctx.run.path)
+    process = ctx.plan.precision.processes + stage - 1
+    jobs = []
+    for mode, todo in open_races(ctx, rec, cells, candidates).items():
+        mine = _jobs(ctx, mode, process, stage, todo)
+        for job in mine:
+            jobs.append(job)
+            ctx.progress.plan("time", mode, sum(units(c) for c in job.items), 1)
+        if mine:
+            ctx.progress.line(f"time {mode}: stage {stage}: {len(todo)} races still open")
+    if not jobs:
+        return False
+    _run_jobs(ctx, jobs)
+    return True
+
+
+def open_races(
+    ctx: RunContext, rec: records.Records, cells: dict[str, list[Item]], candidates=None
+) -> dict[str, list[Item]]:
+    """{mode: the races a later stage runs}: per size, the candidates still undetermined, the
+    candidates that may still be faster than them beyond the margin
+    (``ModeAnalysis.open_cells``), and the A/A cell, as many rounds as the closest decision
+    needs. ``candidates``: {mode: the strategies the answer is chosen from}
+    (``prepare_phase.candidates``), so the decisions settled are the ones the report makes
+    (default: every working strategy). A mode timed as a distribution has none."""
+    precision = ctx.plan.precision
     margin = cellstats.Margin(precision.margin_rel, precision.margin_abs_s)
+    modes = [m for m in cells if not ctx.mode(m).distribution]
     found = analysis.analyse(
         rec.timings,
         rec.cell_statuses,
-        list(cells),
+        modes,
         ctx.plan.batch_sizes,
         margin,
         looks=precision.stages + 1,  # every decision may be looked at once per stage
     )
-    process = precision.processes + stage - 1
-    jobs = []
     ks = _ks(rec.timings)
-    for mode, items in cells.items():
-        if mode not in found or ctx.mode(mode).distribution:
+    out = {}
+    for mode in modes:
+        if mode not in found:
             continue
         m = found[mode]
         open_cells = m.open_cells(precision.target, (candidates or {}).get(mode))
         todo = []
-        for race_item in items:
+        for race_item in cells[mode]:
             n = race_item.batch_size
             mine = [c for c in open_cells if c.id.size == n]
             if not mine:
@@ -203,17 +250,20 @@ def later_stage(
             rounds = min(precision.max_rounds, rounds or precision.max_rounds)
             todo.append(replace(race_item, members=tuple(members),
                                 rounds=max(rounds, precision.rounds)))  # fmt: skip
-        todo = [replace(c, k=ks.get(_key(mode, c), 0)) for c in todo]
-        mine = _jobs(ctx, mode, process, stage, todo)
-        for job in mine:
-            jobs.append(job)
-            ctx.progress.plan("time", mode, sum(units(c) for c in job.items), 1)
-        if mine:
-            ctx.progress.line(f"time {mode}: stage {stage}: {len(todo)} races still open")
-    if not jobs:
-        return False
-    _run_jobs(ctx, jobs)
-    return True
+        out[mode] = [replace(c, k=ks.get(_key(mode, c), 0)) for c in todo]
+    return out
+
+
+def _expect_later(ctx: RunContext, mode: str, cells: dict[str, list[Item]], candidates) -> None:
+    """A mode's stage 0 has ended: the races its next stage would run are known now (the other
+    modes' stages do not change them), so they replace the guess in the ETA."""
+    if not ctx.plan.precision.stages or ctx.mode(mode).distribution or ctx.past_deadline():
+        return
+    todo = open_races(ctx, records.Records(ctx.run.path), {mode: cells[mode]}, candidates)
+    ctx.progress.settle("time", mode)
+    members = sum(units(c) for c in todo.get(mode, []))
+    if members:
+        ctx.progress.expect("time", mode, LATER_MEMBER * members)
 
 
 def _needed(m: analysis.ModeAnalysis, cell: analysis.Cell) -> float:
@@ -230,7 +280,7 @@ def time_phase(ctx: RunContext, cells: dict[str, list[Item]], candidates=None) -
     start = time.monotonic()
     _salvage_checkpoints(ctx, STOPPED)
     try:
-        stage_zero(ctx, cells)
+        stage_zero(ctx, cells, candidates)
         for stage in range(1, ctx.plan.precision.stages + 1):
             if not later_stage(ctx, stage, cells, candidates):
                 break

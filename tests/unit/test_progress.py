@@ -130,15 +130,93 @@ def test_after_the_gate_a_race_is_expected_at_the_strategies_that_work_there():
 
 def test_a_mode_not_yet_seen_runs_as_slow_against_the_model_as_the_others_did(clock):
     """brn's first ETAs were 15-25 % low: every mode ran slower than the clip-made model. Once
-    one mode has finished units, the others' model rates scale by how it ran."""
+    other modes have a minute or more of finished work, the model rates of the rest scale by how
+    those ran."""
     p = Progress(out=lambda _: None)
-    p.plan("time", "graph", 10, processes=0)
+    g, a = P.MODEL["time"]["graph"], P.MODEL["time"]["jit_ast"]
+    p.plan("time", "graph", 1000, processes=0)
     p.plan("time", "jit_ast", 10, processes=0)
-    assert p.eta() == pytest.approx(10 * P.MODEL["time"]["graph"] + 10 * P.MODEL["time"]["jit_ast"])
-    p.finished("time", "graph", 2 * 5 * P.MODEL["time"]["graph"], units=5)  # twice the model
-    assert p.scale("time") == pytest.approx(2.0)
-    assert p.rate(("time", "jit_ast")) == pytest.approx(2 * P.MODEL["time"]["jit_ast"])
-    assert p.eta() == pytest.approx(
-        5 * 2 * P.MODEL["time"]["graph"] + 10 * 2 * P.MODEL["time"]["jit_ast"]
-    )
+    assert p.eta() == pytest.approx(1000 * g + 10 * a)
+    p.finished("time", "graph", 2 * 500 * g, units=500)  # twice the model, over minutes
+    want = (1000 * g + P.SCALE_PRIOR_S) / (500 * g + P.SCALE_PRIOR_S)
+    assert 1.8 < want < 2.0
+    assert p.scale("time") == pytest.approx(want)
+    assert p.rate(("time", "jit_ast")) == pytest.approx(want * a)
+    assert p.eta() == pytest.approx(500 * 2 * g + 10 * want * a)
     assert p.scale("gate") == 1.0  # another phase: as the model says
+
+
+def test_one_small_first_race_does_not_rescale_every_other_mode(clock):
+    """EMA's first race under bytecode (two members, 7 s against 1.6 s modelled) took the ETA
+    from 4 to 14 minutes of a 6-minute run: a few seconds of work weigh little against the
+    model."""
+    p = Progress(out=lambda _: None)
+    p.finished("time", "jit_bytecode", 7.0, units=2)
+    assert p.rate(("time", "jit_bytecode")) == pytest.approx(3.5)  # its own mode: as observed
+    assert 1.0 < p.scale("time") < 1.1
+
+
+def test_a_workload_starts_from_its_own_rates():
+    """EMA's and the KV cache's members take 1.6-3.4 times the clip's (measured per mode): their
+    first ETAs were half the time the runs took. A workload not listed keeps the clip's."""
+    clip = Progress(out=lambda _: None, workload="clip")
+    ema = Progress(out=lambda _: None, workload="ema")
+    mine = Progress(out=lambda _: None, workload="my_workload")
+    for mode in P.MODEL["time"]:
+        want = P.MODEL["time"][mode] * P.WORKLOADS["ema"][mode]
+        assert ema.model["time"][mode] == pytest.approx(want)
+        assert ema.model["time"][mode] > clip.model["time"][mode]
+    assert mine.model == clip.model == P.MODEL
+    quick = Progress(out=lambda _: None, tier="quick", workload="kvcache")
+    want = P.TIERS["quick"]["time"]["graph"] * P.WORKLOADS["kvcache"]["graph"]
+    assert quick.model["time"]["graph"] == pytest.approx(want)  # the tier's rates, the ratio
+
+
+def test_settling_one_mode_keeps_the_others_guess():
+    p = Progress(out=lambda _: None)
+    p.expect("time", "graph", 10)
+    p.expect("time", "jit_ast", 4)
+    p.expect("gate", "graph", 1)
+    p.settle("time", "graph")
+    assert p.expected == {("time", "jit_ast"): 4, ("gate", "graph"): 1}
+    p.settle("time")
+    assert p.expected == {("gate", "graph"): 1}
+
+
+def test_when_a_modes_stage_zero_ends_its_next_stage_replaces_the_guess(monkeypatch):
+    """The guess (a share of a process) was 3 minutes too long for a KV cache run whose later
+    stage raced two small races: once every job of a mode's last stage-0 process has ended, the
+    races its next stage would run are known, and they are what the ETA expects."""
+    from types import SimpleNamespace as NS
+
+    from bench.run import time_phase
+    from bench.run.plan import Item, Member
+
+    member = Member("s", "x", "p", "", "update", "control/base", "q")
+    race = Item("race", "race", "", "", members=(member,) * 4)
+    p = Progress(out=lambda _: None)
+    p.expect("time", "graph", 50)
+    p.expect("time", "jit_ast", 50)
+    plan = NS(precision=NS(stages=1), seed=0)
+    ctx = NS(plan=plan, progress=p, run=NS(path="/nowhere"), past_deadline=lambda: False,
+             mode=lambda m: NS(distribution=m == "pynative"))  # fmt: skip
+    asked = []
+
+    def open_races(ctx, rec, cells, candidates):
+        asked.append(tuple(cells))
+        return {mode: [race] for mode in cells}
+
+    monkeypatch.setattr(time_phase, "open_races", open_races)
+    monkeypatch.setattr(time_phase.records, "Records", lambda path: None)
+    jobs = [NS(mode="graph"), NS(mode="graph"), NS(mode="jit_ast"), NS(mode="pynative")]
+    cells = {"graph": [race], "jit_ast": [race], "pynative": [race]}
+    ended = time_phase._when_mode_ends(ctx, jobs, cells, None)
+    ended(jobs[0])
+    assert asked == [] and p.expected[("time", "graph")] == 50  # one graph job still runs
+    ended(jobs[2])
+    assert asked == [("jit_ast",)]
+    assert p.expected[("time", "jit_ast")] == pytest.approx(time_phase.LATER_MEMBER * 4)
+    ended(jobs[1])
+    assert p.expected[("time", "graph")] == pytest.approx(time_phase.LATER_MEMBER * 4)
+    ended(jobs[3])  # timed as a distribution: no later stage to learn
+    assert asked == [("jit_ast",), ("graph",)]
