@@ -118,6 +118,7 @@ class Progress:
         self.spent: dict[tuple[str, str], float] = {}
         self.processes: dict[str, int] = {}
         self.expected: dict[tuple[str, str], float] = {}  # units a later step may still plan
+        self.expected_starts: dict[tuple[str, str], int] = {}  # and the processes they start
         self.parallel = parallel or {}
         self.open: dict[object, tuple[str, str, float, float]] = {}  # phase, mode, start, units
 
@@ -127,18 +128,20 @@ class Progress:
         self.todo[key] = self.todo.get(key, 0) + items
         self.processes[phase] = self.processes.get(phase, 0) + processes
 
-    def expect(self, phase: str, mode: str, items: float) -> None:
+    def expect(self, phase: str, mode: str, items: float, processes: int = 0) -> None:
         """Items that may come (a later stage's races, known only once the earlier ones are
-        decided): counted in the ETA until ``settle`` replaces them with what is planned."""
+        decided), and the processes they start: counted in the ETA until ``settle`` replaces
+        them with what is planned."""
         key = (phase, mode)
         self.expected[key] = self.expected.get(key, 0) + items
+        self.expected_starts[key] = self.expected_starts.get(key, 0) + processes
 
     def settle(self, phase: str, mode: str | None = None) -> None:
         """The expected items of ``phase`` (of one ``mode`` only, if given) are now known:
         forget the guess."""
-        self.expected = {
-            k: n for k, n in self.expected.items() if k[0] != phase or mode not in (None, k[1])
-        }
+        keep = lambda k: k[0] != phase or mode not in (None, k[1])  # noqa: E731
+        self.expected = {k: n for k, n in self.expected.items() if keep(k)}
+        self.expected_starts = {k: n for k, n in self.expected_starts.items() if keep(k)}
 
     def finished(self, phase: str, mode: str, seconds: float, units: float = 1) -> None:
         key = (phase, mode)
@@ -188,6 +191,8 @@ class Progress:
             remaining = max(0, remaining) + self.expected.get(key, 0)
             left += remaining * self.rate(key) / self.parallel.get(key[0], 1)
         for phase, n in self.processes.items():
+            left += n * self.process_start / self.parallel.get(phase, 1)
+        for (phase, _), n in self.expected_starts.items():
             left += n * self.process_start / self.parallel.get(phase, 1)
         return left
 

@@ -145,8 +145,11 @@ def expect_timing(ctx: RunContext, gated=None) -> None:
             members = len(select.working(gated, mode)) + 1 + max(0, layouts - 1)
         share = LATER.get(ctx.plan.workload, LATER_DEFAULT)
         later = share if precision.stages and not ctx.mode(mode).distribution else 0
-        ctx.progress.expect("time", mode, members * len(ctx.plan.batch_sizes) *
-                            (precision.processes + later))  # fmt: skip
+        sizes = len(ctx.plan.batch_sizes)
+        starts = (precision.processes + (later > 0)) * (
+            sizes if ctx.mode(mode).race_per_process else 1
+        )
+        ctx.progress.expect("time", mode, members * sizes * (precision.processes + later), starts)
 
 
 def _plan_stage_zero(ctx: RunContext, cells: dict[str, list[Item]]) -> None:
@@ -163,7 +166,7 @@ def _plan_stage_zero(ctx: RunContext, cells: dict[str, list[Item]]) -> None:
     share = LATER.get(ctx.plan.workload, LATER_DEFAULT)
     for mode, items in cells.items():  # a later stage: about half a process's work
         if ctx.plan.precision.stages and not ctx.mode(mode).distribution:
-            ctx.progress.expect("time", mode, share * sum(units(c) for c in items))
+            ctx.progress.expect("time", mode, share * sum(units(c) for c in items), 1)
 
 
 def stage_zero(ctx: RunContext, cells: dict[str, list[Item]], candidates=None) -> None:
@@ -261,9 +264,10 @@ def _expect_later(ctx: RunContext, mode: str, cells: dict[str, list[Item]], cand
         return
     todo = open_races(ctx, records.Records(ctx.run.path), {mode: cells[mode]}, candidates)
     ctx.progress.settle("time", mode)
-    members = sum(units(c) for c in todo.get(mode, []))
-    if members:
-        ctx.progress.expect("time", mode, LATER_MEMBER * members)
+    races = todo.get(mode, [])
+    if races:
+        starts = len(races) if ctx.mode(mode).race_per_process else 1
+        ctx.progress.expect("time", mode, LATER_MEMBER * sum(units(c) for c in races), starts)
 
 
 def _needed(m: analysis.ModeAnalysis, cell: analysis.Cell) -> float:

@@ -118,9 +118,10 @@ def test_after_the_gate_a_race_is_expected_at_the_strategies_that_work_there():
     plan = NS(precision=quick, modes=("graph", "pynative"), strategies=tuple("abcd"),
               batch_sizes=(1024,), workload="clip")  # fmt: skip
     ctx = NS(plan=plan, progress=p, full=True, workload=NS(layout_twins=lambda: []),
-             mode=lambda m: NS(distribution=False))  # fmt: skip
+             mode=lambda m: NS(distribution=False, race_per_process=False))  # fmt: skip
     expect_timing(ctx)
     assert p.expected == {("time", "graph"): 4, ("time", "pynative"): 4}
+    assert p.expected_starts == {("time", "graph"): 1, ("time", "pynative"): 1}
     v = lambda s, m, ok=True: NS(strategy=s, mode=m, status=Status.WORKS if ok else Status.RAISES)  # noqa: E731
     gated = [v("a", "graph"), v("b", "graph"), v("c", "graph", False), v("control", "graph"),
              v("a", "pynative")]  # fmt: skip
@@ -174,13 +175,16 @@ def test_a_workload_starts_from_its_own_rates():
 
 def test_settling_one_mode_keeps_the_others_guess():
     p = Progress(out=lambda _: None)
-    p.expect("time", "graph", 10)
-    p.expect("time", "jit_ast", 4)
+    p.expect("time", "graph", 10, processes=1)
+    p.expect("time", "jit_ast", 4, processes=3)
     p.expect("gate", "graph", 1)
     p.settle("time", "graph")
     assert p.expected == {("time", "jit_ast"): 4, ("gate", "graph"): 1}
+    assert p.eta() == pytest.approx(
+        4 * P.MODEL["time"]["jit_ast"] + P.MODEL["gate"]["graph"] + 3 * PROCESS_START
+    )  # an expected stage's processes start too (a small run's later stage: 6 s each)
     p.settle("time")
-    assert p.expected == {("gate", "graph"): 1}
+    assert p.expected == {("gate", "graph"): 1} and p.expected_starts == {("gate", "graph"): 0}
 
 
 def test_when_a_modes_stage_zero_ends_its_next_stage_replaces_the_guess(monkeypatch):
@@ -198,8 +202,9 @@ def test_when_a_modes_stage_zero_ends_its_next_stage_replaces_the_guess(monkeypa
     p.expect("time", "graph", 50)
     p.expect("time", "jit_ast", 50)
     plan = NS(precision=NS(stages=1), seed=0)
+    modes = lambda m: NS(distribution=m == "pynative", race_per_process=m == "jit_ast")  # noqa: E731
     ctx = NS(plan=plan, progress=p, run=NS(path="/nowhere"), past_deadline=lambda: False,
-             mode=lambda m: NS(distribution=m == "pynative"))  # fmt: skip
+             mode=modes)  # fmt: skip
     asked = []
 
     def open_races(ctx, rec, cells, candidates):
@@ -216,7 +221,9 @@ def test_when_a_modes_stage_zero_ends_its_next_stage_replaces_the_guess(monkeypa
     ended(jobs[2])
     assert asked == [("jit_ast",)]
     assert p.expected[("time", "jit_ast")] == pytest.approx(time_phase.LATER_MEMBER * 4)
+    assert p.expected_starts[("time", "jit_ast")] == 1  # one race: one process of its own
     ended(jobs[1])
     assert p.expected[("time", "graph")] == pytest.approx(time_phase.LATER_MEMBER * 4)
+    assert p.expected_starts[("time", "graph")] == 1
     ended(jobs[3])  # timed as a distribution: no later stage to learn
     assert asked == [("jit_ast",), ("graph",)]
