@@ -138,14 +138,14 @@ def report(session: nox.Session) -> None:
 def repro(session: nox.Session) -> None:
     """Write one cell's reproduction script: `nox -s repro -- RUN_DIR STRATEGY@SHAPE-MODE`."""
     _install(session, "measure", "report")
-    session.run("python", "-m", "bench.report.repro", *session.posargs)
+    session.run("python", "-m", "bench.causes.repro", *session.posargs)
 
 
 @nox.session
 def findings(session: nox.Session) -> None:
     """Write every finding as a MindSpore issue: `nox -s findings -- --export DIR [--run RUN]`."""
     _install(session, "measure", "report")
-    session.run("python", "-m", "bench.report.findings", *session.posargs)
+    session.run("python", "-m", "bench.causes.findings", *session.posargs)
 
 
 @nox.session
@@ -153,7 +153,7 @@ def reduce(session: nox.Session) -> None:
     """One short program per root cause, kept where it reproduces alone, run on each release:
     `nox -s reduce -- [--only RANK...] [--python VERSION=PATH]...` (results/causes/)."""
     _install(session, "measure", "report")
-    session.run("python", "-m", "bench.report.reduce", *session.posargs)
+    session.run("python", "-m", "bench.causes.reduce", *session.posargs)
 
 
 @nox.session
@@ -167,7 +167,7 @@ def check(session: nox.Session) -> None:
 def compare(session: nox.Session) -> None:
     """Compare two runs cell by cell: `nox -s compare -- RUN_A RUN_B [--only-changed]`."""
     _install(session, "report")
-    session.run("python", "-m", "bench.report.compare", *session.posargs)
+    session.run("python", "-m", "bench.decide.compare", *session.posargs)
 
 
 @nox.session(tags=["releases"])

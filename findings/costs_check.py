@@ -24,8 +24,9 @@ from pathlib import Path
 
 from bench.core import pins
 from bench.core.cellstats import SLOWER
+from bench.decide import answer, load
 from bench.measured.modes import label
-from bench.report import answer, costs, load, readme
+from bench.report import costs, readme
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 WORKLOADS = ("clip", "brn", "kvcache", "ema")

@@ -38,9 +38,9 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.core import cellstats, paths
+from bench.core import cellstats, fmt, paths
+from bench.decide import compare, load
 from bench.measured.modes import MODES, label
-from bench.report import compare, fmt, load
 
 TARGET = 0.7  # margins
 

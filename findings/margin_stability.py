@@ -37,8 +37,8 @@ import pandas as pd
 from bench.core import paths
 from bench.core.cellstats import UNDETERMINED, Margin
 from bench.core.records import Records
+from bench.decide import answer, compare, load
 from bench.measured.modes import label
-from bench.report import answer, compare, load
 
 MARGINS = (0.02, 0.05, 0.10)
 

@@ -34,8 +34,8 @@ from scipy.stats import norm
 
 from bench.core import pins
 from bench.core.cellstats import EQUIVALENT, FASTER, SLOWER, UNDETERMINED, outcome
+from bench.decide import answer, load
 from bench.measured.modes import MODES, label
-from bench.report import answer, load
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 WORKLOADS = ("clip", "brn", "kvcache", "ema")
@@ -72,7 +72,7 @@ def agreement(d: float, half: float, margin: float, k: float = 1.0) -> float:
 
 def comparisons(run: load.RunData, mode: str) -> list:
     """The comparisons the pages make in ``mode``: each timed candidate (and other correct
-    strategy) against the best candidate, per size (``bench.report.answer.standings``; the
+    strategy) against the best candidate, per size (``bench.decide.answer.standings``; the
     fastest point estimate's too: its standing is an estimate, not equivalent by definition)."""
     out = []
     for standing in answer.standings(run, mode).values():

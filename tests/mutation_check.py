@@ -25,7 +25,7 @@ ORACLE = "bench/measured/oracle.py"
 C, A, R, E = (
     "bench/core/cellstats.py",
     "bench/core/analysis.py",
-    "bench/report/answer.py",
+    "bench/decide/answer.py",
     "bench/core/exits.py",
 )
 M = "bench/core/margin.py"  # the margin's defaults (cellstats re-exports Margin)

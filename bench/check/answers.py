@@ -23,7 +23,7 @@ import numpy as np
 
 from bench.measured.modes import MODES, label
 
-SMALL, ROWS, ELEMENTWISE = "small", "rows", "elementwise"  # bench.report.answer.KINDS' keys
+SMALL, ROWS, ELEMENTWISE = "small", "rows", "elementwise"  # bench.decide.answer.KINDS' keys
 LARGE = 4096  # elements
 ROWS_FRACTION = 0.25  # at most this share of a buffer's elements changes in one step
 
@@ -138,7 +138,7 @@ def _decisions() -> dict:
     """{(kind, mode): Decision} of ``results/decisions.json``, the file README's table is
     rendered from ({} when it is missing or unreadable: the report then names nothing to avoid)."""
     from bench.core import paths
-    from bench.report import decisions
+    from bench.decide import decisions
 
     try:
         path = paths.RESULTS_DIR / "decisions.json"
@@ -174,7 +174,7 @@ def exceptions(kind: str, mode: str) -> str:
 
 
 def kind_words(kind: str) -> str:
-    from bench.report.answer import KINDS
+    from bench.decide.answer import KINDS
 
     return KINDS[kind]
 

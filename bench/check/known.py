@@ -200,7 +200,7 @@ def entry_outcome(entry: dict) -> str:
 
 
 def load_findings(records: list[dict], mode_labels: dict[str, str]) -> list[Finding]:
-    """The entries of every root cause (``records``: ``bench.report.causes.from_json``), each
+    """The entries of every root cause (``records``: ``bench.causes.causes.from_json``), each
     knowing its cause; ``mode_labels`` words a mode in the entry's lines."""
     out = []
     for c in records:
@@ -233,8 +233,8 @@ def load_findings(records: list[dict], mode_labels: dict[str, str]) -> list[Find
 
 def read_findings(path: Path = CAUSES) -> list[Finding]:
     """The committed root causes' entries (``results/causes.json``)."""
+    from bench.causes.causes import from_json
     from bench.measured.modes import MODES, label
-    from bench.report.causes import from_json
 
     return load_findings(from_json(path.read_text(encoding="utf-8")), {m: label(m) for m in MODES})
 

@@ -74,7 +74,7 @@ def cases(workload: str, records: list[dict] | None = None) -> list[dict]:
     """One case per findings entry of ``workload``: its observed variant and its pair, from the
     root causes' data (``records``: default ``results/causes.json``)."""
     if records is None:
-        from bench.report.causes import from_json
+        from bench.causes.causes import from_json
 
         records = from_json(known.CAUSES.read_text(encoding="utf-8"))
     out = []

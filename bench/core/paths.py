@@ -54,6 +54,23 @@ def find_run(raw: Path, run_id: str) -> Path | None:
     return archive.extracted(packed) if packed.is_file() else None
 
 
+def named_run(name: str, raw: Path) -> Path:
+    """The run ``name`` (a run id under ``raw``, or a path: a folder or a run archive; an
+    archived run is read from its extracted copy); UsageError if it is not there, or if a
+    pointer it holds names a run that is not present."""
+    from bench.core.archive import ArchiveError
+    from bench.core.args import UsageError
+
+    try:
+        found = find_run(raw, name) or run_folder(name)
+        if found is None:
+            recent = ", ".join(p.name for p in runs(raw)[-5:]) or "none"
+            raise UsageError(f"no run {name!r} in {str(raw)!r} (recent: {recent})")
+    except ArchiveError as err:
+        raise UsageError(str(err)) from err
+    return found
+
+
 def run_folder(path: Path | str) -> Path | None:
     """A run named on a command line as a folder, an archive (``<raw>/<run-id>.tar.xz``) or the
     folder of an archived run (``<raw>/<run-id>``): its folder; None if it is none of them."""

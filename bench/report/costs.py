@@ -10,12 +10,15 @@ import math
 import numpy as np
 import pandas as pd
 
+from bench.core import fmt
 from bench.core.bandwidth import floor_seconds
 from bench.core.schema import Status
+from bench.decide import answer, decisions
+from bench.decide.answer import NOT_TIMED
+from bench.decide.load import RunData
 from bench.measured.modes import MODES, label
-from bench.report import answer, fmt, phrases
-from bench.report.load import RunData
-from bench.report.phrases import NOT_TIMED, QUEUE_DRAIN
+from bench.report import phrases
+from bench.report.phrases import QUEUE_DRAIN
 from bench.run.select import ALPHA, TIE
 
 
@@ -47,7 +50,7 @@ def per_mode(run: RunData) -> list[str]:
                 elif c.twin_invalid:
                     line.append(f"twin invalid (whole step {fmt.duration(c.step_s)})")
                 else:
-                    line.append(phrases.cell_cost(c, mode, why=False))
+                    line.append(phrases.cost_words(decisions.cell_cost(c), mode))
             table.append(line)
         head = [
             "strategy (shape)",

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import re
 
+from bench.core import fmt
 from bench.core.schema import NETWORK_ONLY, SECOND_ONLY, THIRD_ONLY, Status
+from bench.decide.load import RunData
 from bench.measured.modes import label
-from bench.report import fmt
-from bench.report.load import RunData
 
 CHECKS = (
     ("second_instance", SECOND_ONLY, "a second instance"),

@@ -25,45 +25,18 @@ import os
 import sys
 from pathlib import Path
 
+from bench.causes import causes, repro
 from bench.core import io, paths, pins
 from bench.core.archive import ArchiveError
 from bench.core.args import OneLineParser, UsageError
 from bench.core.io import write_text_atomic
 from bench.core.schema import RunStatus, SchemaError
+from bench.decide import answer, load, provenance
 from bench.measured import workloads
 from bench.measured.modes import MODES
-from bench.report import (
-    answer,
-    causes,
-    instances,
-    load,
-    overview,
-    overview_plots,
-    plots,
-    provenance,
-    readme,
-    repro,
-    shapes_page,
-    summary,
-)
+from bench.report import instances, overview, overview_plots, plots, readme, shapes_page, summary
 
 README = paths.ROOT / "README.md"
-
-
-def find_run(name: str, raw: Path) -> Path:
-    """The run ``name`` (a run id under ``raw``, or a path: a folder or a run archive; an
-    archived run is read from its extracted copy); UsageError if it is not there, or if a
-    pointer it holds names a run that is not present."""
-    from bench.core.archive import ArchiveError
-
-    try:
-        found = paths.find_run(raw, name) or paths.run_folder(name)
-        if found is None:
-            recent = ", ".join(p.name for p in paths.runs(raw)[-5:]) or "none"
-            raise UsageError(f"no run {name!r} in {str(raw)!r} (recent: {recent})")
-    except ArchiveError as err:
-        raise UsageError(str(err)) from err
-    return found
 
 
 def parser() -> OneLineParser:
@@ -202,12 +175,25 @@ def write_overview(
     if stands:
         write_text_atomic(results / provenance.PAGES, provenance.pages_json(stands))
     if with_readme:  # the pinned references: what README and the decisions file stand on
-        from bench.report import decisions
+        from bench.decide import decisions
 
         made = decisions.decide(runs, answers)
         write_text_atomic(results / "decisions.json", decisions.to_json(made, runs))
         if README.is_file():
             readme.write(README, readme.blocks(runs, answers, found=found))
+        _write_releases(results / "releases")
+
+
+def _write_releases(folder: Path) -> None:
+    """``releases.md`` names the pinned references in its newest release's rows: rendered with
+    them (a new pin left it stale until ``nox -s releases`` ran)."""
+    from bench.report import releases
+
+    problems: list[str] = []
+    if folder.is_dir():
+        by_workload = releases.load_releases(folder, (), problems)
+        if by_workload:
+            write_text_atomic(folder.with_suffix(".md"), releases.render(by_workload, problems))
 
 
 def _checked(run_dir: Path, workload: str | None) -> load.RunData:
@@ -279,7 +265,7 @@ def _plan_jobs(args) -> tuple[list, bool, pins.Pins | None]:
             where = [(paths.raw_dir(paths.results_dir(w)), paths.results_dir(w)) for w in
                      workloads.WORKLOADS]  # fmt: skip
         hits = [(f, r) for rw, r in where if (f := paths.find_run(rw, name)) is not None]
-        run_dir, home = hits[0] if hits else (find_run(name, raw), results)
+        run_dir, home = hits[0] if hits else (paths.named_run(name, raw), results)
         jobs.append((_checked(run_dir, args.workload), home.resolve()))
     if args.publish:
         if len(jobs) > 1:

@@ -9,12 +9,14 @@ import math
 import re
 from pathlib import Path
 
-from bench.core import paths
+from bench.causes import causes, findings
+from bench.core import fmt, paths
 from bench.core.schema import NETWORK_ONLY, SECOND_ONLY, THIRD_ONLY, Status
+from bench.decide import answer, between_runs
+from bench.decide.load import RunData, load
 from bench.measured import workloads
 from bench.measured.modes import MODE_NAMES, MODES, label
-from bench.report import answer, between_runs, causes, costs, findings, fmt, readme, words
-from bench.report.load import RunData, load
+from bench.report import costs, readme, words
 
 
 def reference_runs(results: Path = paths.RESULTS_DIR) -> dict[str, RunData]:
@@ -31,7 +33,7 @@ def reference_runs(results: Path = paths.RESULTS_DIR) -> dict[str, RunData]:
 def page_runs(results: Path = paths.RESULTS_DIR) -> dict[str, RunData]:
     """{workload: RunData} of the runs the committed pages stand on (``results/pages.json``:
     a run published in place of a reference, else the pinned reference)."""
-    from bench.report import provenance
+    from bench.decide import provenance
 
     return {w: load(r) for w, r in provenance.current_runs(results).items()}
 

@@ -30,8 +30,8 @@ def answer_panels(runs: dict, answers: dict) -> list[list[dict]]:
     kind of state (``answers``: ``readme.kind_answers``), one panel per mode users run, each with
     the kind's answer (``pick``), the strategies drawn (correct in every shape of the kind's shown
     workload: ``plots.added_series``), the band and why the answer is not drawn if it is not."""
-    from bench.report import answer
-    from bench.report.readme import SNIPPET_FROM
+    from bench.decide import answer
+    from bench.decide.decisions import SNIPPET_FROM
 
     rows = []
     for kind, per_mode in answers.items():
@@ -67,7 +67,7 @@ def answer_figure(runs: dict, answers: dict, path: Path) -> Path | None:
     distribution mode), and a note where the answer's cost cannot be drawn."""
     from matplotlib.ticker import LogLocator, NullFormatter
 
-    from bench.report import answer
+    from bench.decide import answer
 
     rows = answer_panels(runs, answers)
     if not rows:

@@ -214,7 +214,7 @@ def added_series(run, mode: str, answer: str | None = None) -> dict | None:
     """What ``added`` draws, as data (the pages' consistency test reads the labels): only the
     strategies correct in every in-scope shape (``answer.outcomes``), each cell against a valid
     twin; ``answer``: the kind's answer, labelled as such; bands named by what they are."""
-    from bench.report import answer as answers
+    from bench.decide import answer as answers
 
     m = run.analysis.get(mode)
     said = answers.outcomes(run, mode)

@@ -17,20 +17,17 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from bench.core import paths
+from bench.causes.findings import version_key
+from bench.core import fmt, paths
 from bench.core.args import OneLineParser, UsageError
 from bench.core.io import write_text_atomic
 from bench.core.pins import PinError
 from bench.core.schema import Kind, SchemaError
+from bench.decide import load
 from bench.measured.modes import label
-from bench.report import fmt, load
 from bench.report.shapes_page import matrix_cell
 
 CONTROL = "control"
-
-
-def version_key(version: str) -> tuple:
-    return tuple(int(p) if p.isdigit() else p for p in version.replace("-", ".").split("."))
 
 
 def load_releases(folder: Path, extra=(), problems: list | None = None) -> dict:
@@ -118,7 +115,7 @@ def cells_changed(runs: dict) -> tuple[int, int]:
 def affected(entry, run: load.RunData) -> tuple[int, int]:
     """(failing cells of ``entry`` where ``run`` shows the same outcome, its failing cells the
     run gated): an entry found on one release, checked on another cell by cell."""
-    from bench.report import findings
+    from bench.causes import findings
 
     v = findings.qualified(run.verdicts)  # "stale read at the first call only" is its own bug
     outcome = dict(zip(zip(v.strategy, v["shape"], v["mode"]), v.outcome))
@@ -153,7 +150,7 @@ def _affected_in(entry, run: load.RunData) -> str:
 def findings_by_release(runs: dict, measured: str) -> list[str]:
     """Table lines: each finding of the ``measured`` release's run, and per release in how many
     of its failing cells that release shows the same outcome."""
-    from bench.report import findings
+    from bench.causes import findings
 
     base = runs.get(measured)
     if base is None:

@@ -7,11 +7,12 @@ from collections import Counter
 
 import pandas as pd
 
+from bench.core import fmt
 from bench.core.schema import Status
+from bench.decide.load import RunData
+from bench.decide.pairs import minimal_pairs, rules
 from bench.measured.modes import label
-from bench.report import fmt, words
-from bench.report.load import RunData
-from bench.report.pairs import minimal_pairs, rules
+from bench.report import words
 
 
 def phrase(row) -> str:

@@ -6,10 +6,13 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from bench.causes import findings
+from bench.core import fmt
 from bench.core.schema import Status
+from bench.decide import answer
+from bench.decide.load import RunData
 from bench.measured.modes import MODES, label
-from bench.report import answer, costs, findings, fmt, shapes_page, words
-from bench.report.load import RunData
+from bench.report import costs, shapes_page, words
 
 
 def provenance_line(run: RunData) -> str:
@@ -104,7 +107,7 @@ class AnswerRow:
 def not_slower_here(run: RunData, mode: str, strategy: str | None) -> tuple[str, ...]:
     """The other candidates this workload does not show slower than another (not a ranking:
     which of them measured fastest changes from run to run)."""
-    from bench.report.readme import NOT_SLOWER
+    from bench.decide.decisions import NOT_SLOWER
 
     found = answer.outcomes(run, mode)
     return tuple(sorted(s for s, o in found.items() if o in NOT_SLOWER and s != strategy))
@@ -120,7 +123,7 @@ def alone_pick(run: RunData, mode: str, kind_pick: str | None) -> tuple:
 
 
 def answer_rows(run: RunData, kind: KindAnswers) -> list[AnswerRow]:
-    from bench.report import decisions
+    from bench.decide import decisions
 
     rows = []
     for mode in run.modes:

@@ -13,11 +13,13 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from bench.measured.apis import PLATFORM
+
 TEMPLATES = Path(__file__).parent / "templates"
 
 
 def _kind_what(kind: str) -> str:
-    from bench.report.answer import KINDS
+    from bench.decide.answer import KINDS
 
     return KINDS[kind].split(" every step")[0]
 
@@ -31,7 +33,7 @@ def _mode_label(mode: str) -> str:
 def _api(failure, among=()) -> str:
     """A failure's API as a user writes it (``ops.Assign``), with the strategy's name where
     ``among`` (the avoid-list it stands in) names that API more than once."""
-    from bench.report.decisions import shared_apis
+    from bench.decide.decisions import shared_apis
 
     name = f"`{(failure.api or failure.strategy).removeprefix('mindspore.')}`"
     if failure.api and failure.api in shared_apis(among):
@@ -43,31 +45,13 @@ def _written(decision) -> str:
     return f"`{(decision.api or decision.write).removeprefix('mindspore.')}`"
 
 
-def _cost_words(cost, mode: str) -> str:
-    """A ``Cost`` in the pages' words (``phrases.cost``): the added time with its interval, or
-    why there is none; in a distribution mode the rounds' quartiles too."""
-    from bench.report import phrases
-
-    if not cost.timed:
-        return phrases.NOT_TIMED
-    if cost.twin_invalid:
-        return phrases.TWIN_INVALID
-    text = phrases.cost(
-        cost.added_s, cost.low_s, cost.high_s, ratio=cost.ratio, why=False, step_s=cost.step_s
-    )
-    if phrases.distribution(mode) and cost.quartiles:
-        spread = phrases.quartiles(*cost.quartiles, cost.rounds)
-        text += f"; {spread}" if spread else ""
-    return text
-
-
 def _cost_text(cost, mode: str) -> str:
     """A decision's ``Cost`` at its size, with the size's name and workload."""
     from bench.report import phrases
 
     if not cost.timed:
         return phrases.NOT_TIMED
-    return f"{_cost_words(cost, mode)} at {cost.size:,} ({cost.size_term}; {cost.workload})"
+    return f"{phrases.cost_words(cost, mode)} at {cost.size:,} ({cost.size_term}; {cost.workload})"
 
 
 def _costs_text(costs, mode: str, symbol: str) -> str:
@@ -79,7 +63,7 @@ def _costs_text(costs, mode: str, symbol: str) -> str:
         return phrases.NOT_TIMED
     if len(costs) > 1 and all(c.twin_invalid for c in costs):
         return f"{phrases.TWIN_INVALID} at any size"
-    out = [f"{_cost_words(c, mode)} at {symbol}={c.size}" for c in costs]
+    out = [f"{phrases.cost_words(c, mode)} at {symbol}={c.size}" for c in costs]
     for i, text in enumerate(out):
         if phrases.FASTER_THAN_WITHOUT in text:
             out[i] = f"{text} ({phrases.WHY_FASTER})"
@@ -118,13 +102,13 @@ def _crossover_text(crossings, symbol: str, strategy: str) -> str:
 
 def _md_table(head, rows) -> str:
     """A GFM table (``fmt.table``: every cell escaped), ending with a blank line."""
-    from bench.report import fmt
+    from bench.core import fmt
 
     return "\n".join(fmt.table(list(head), [list(r) for r in rows]))
 
 
 def _kind_full(kind: str) -> str:
-    from bench.report.answer import KINDS
+    from bench.decide.answer import KINDS
 
     return KINDS[kind]
 
@@ -134,6 +118,11 @@ def _workload_short(name: str) -> str:
     from bench.measured import workloads
 
     return workloads.get(name).title.split(":")[0].split(" (")[0]
+
+
+def reason_words(reason) -> str:
+    """Why an answer is not decided (``answer.Reason``), in words: ``templates/reason.md.j2``."""
+    return render("reason.md.j2", r=reason, platform=PLATFORM)
 
 
 def _size_term(name: str) -> tuple[str, str]:
@@ -171,7 +160,7 @@ def env() -> Environment:
         workload_short=_workload_short,
         size_term=_size_term,
         is_distribution=_is_distribution,
-        reason_words=lambda r: r.words(),
+        reason_words=reason_words,
         crossover_text=_crossover_text,
         md_table=_md_table,
         code=lambda name: f"`{name}`",

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from bench.core.schema import KINDS, MEANINGS, Kind, Status
 from bench.measured.modes import MODES
+from bench.measured.workloads.runtime import size_term
 
 ORIGINAL_REPORT = (
     "on CPU, a MindSpore 2.5 user's `self.limit.set_data(...)` inside "
@@ -53,15 +54,6 @@ def mode_terms() -> dict[str, str]:
             text = text.replace(" (diagnostic)", "") + " (diagnostic, not a mode users run)"
         out[m.label] = text
     return out
-
-
-def size_term(work) -> tuple[str, str]:
-    """(symbol, what it is) of the size a workload is timed at: ("N", "the batch size")."""
-    what = work.size_label.removesuffix(f" {work.size_symbol}")
-    if work.size_unit and work.size_unit in what:  # "weight elements", in elements
-        return work.size_symbol, f"the number of {what}"
-    unit = f", in {work.size_unit}" if work.size_unit else ""
-    return work.size_symbol, f"the {what}{unit}"
 
 
 def size_terms(works) -> dict[str, str]:

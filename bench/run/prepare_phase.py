@@ -38,7 +38,7 @@ def working(ctx: RunContext, verdicts, mode: str) -> dict[str, list]:
 
 
 def candidates_of(verdicts, facts: dict, in_scope, mode: str) -> set[str]:
-    """The strategies an answer is chosen from in ``mode`` (as ``bench.report.answer.outcomes``
+    """The strategies an answer is chosen from in ``mode`` (as ``bench.decide.answer.outcomes``
     takes them): documented for the platform measured (``facts``: the manifest's strategies)
     and correct in every shape the answer must hold in (``in_scope(Shape)``). Later stages
     settle the decisions among these, against the best of them."""

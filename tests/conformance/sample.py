@@ -105,9 +105,10 @@ def sampled_repros(repros: list[Path], seed: str, k: int = SAMPLED, skip=()) -> 
 def reference_pairs(results: Path) -> dict[str, list[tuple]]:
     """{workload: the minimal pair of each finding of the run its committed pages stand on}
     (``results/pages.json``, else the pinned reference): the runs whose scripts the pages link."""
+    from bench.causes import findings
     from bench.core import pins
+    from bench.decide import load, provenance
     from bench.measured import workloads
-    from bench.report import findings, load, provenance
 
     root = pins.in_force(results)
     refs = provenance.current_runs(root, list(workloads.WORKLOADS))

@@ -120,7 +120,8 @@ def test_every_committed_report_is_what_its_raw_data_renders_to_today(tmp_path):
     shutil.copy(RESULTS_DIR / "references.json", results / "references.json")
     shutil.copy(RESULTS_DIR / "pages.json", results / "pages.json")
     from bench.core import pins
-    from bench.report import main, overview, provenance, readme, releases
+    from bench.decide import provenance
+    from bench.report import main, overview, readme, releases
 
     runs = overview.page_runs(results)  # the runs the committed pages stand on (pages.json)
     pinned = pins.read(results).references

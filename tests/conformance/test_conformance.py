@@ -187,7 +187,7 @@ def test_a_twin_grows_with_the_state_as_its_subject_does():
     """A twin must do the work of its subject but the write: in the committed EMA reference, the
     twin's step grows with the state size like its subject's (a twin whose arithmetic a compiler
     removed would stay flat, and every update would look hundreds of times its cost)."""
-    from bench.report import load
+    from bench.decide import load
 
     reference = pins.reference("ema")
     assert reference, "the EMA reference run is committed"

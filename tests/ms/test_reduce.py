@@ -1,13 +1,13 @@
 """A root cause's short program run for real, alone in a fresh process: it exits 0 only when
 it shows its outcome (a working write under the same program says NOT REPRODUCED), and the
-committed programs reproduce on this MindSpore (``bench.report.reduce``)."""
+committed programs reproduce on this MindSpore (``bench.causes.reduce``)."""
 
 from __future__ import annotations
 
 import pytest
 
+from bench.causes import reduce as R
 from bench.core import paths
-from bench.report import reduce as R
 
 pytestmark = pytest.mark.mindspore
 

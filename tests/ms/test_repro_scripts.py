@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from bench.causes import standalone
 from bench.core.schema import NETWORK_ONLY, SECOND_ONLY, THIRD_ONLY, Status, Verdict
 from bench.measured import discovery, workloads
 from bench.measured.modes import GRAPH, JIT_BYTECODE
-from bench.report import standalone
 from bench.run.plan import Item, Job
 
 pytestmark = pytest.mark.mindspore
@@ -41,8 +41,8 @@ def _script(path, text):
 def _gated(tmp_path, strategy, shape, mode):
     """(the verdict row of one clip cell as the gate records it, its variant's code): the
     worker's own gate job (the cell in a forked child: a crash costs that child, attributed to
-    the check it was in), read back as ``bench.report.load`` reads a run."""
-    from bench.report import load
+    the check it was in), read back as ``bench.decide.load`` reads a run."""
+    from bench.decide import load
 
     work = workloads.get("clip")
     (variant,), _ = work.variants(discovery.load(strategy), tmp_path, only={shape})

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bench.report import answer
-from bench.report.answer import decide, deprecated, kind_of
+from bench.decide import answer
+from bench.decide.answer import decide, deprecated, kind_of
+from bench.report.templating import reason_words
 
 CPU = {"platforms": ["CPU"], "layout": "scalar"}
 FACTS = {
@@ -231,7 +232,7 @@ def test_not_decided_names_the_fastest_it_is_not_told_apart_from():
     }
     c = decide(table, FACTS, W, "graph")
     assert (c.strategy, c.decided) == ("assign_primitive", False)
-    assert c.short == (
+    assert reason_words(c.reason) == (
         "whether another candidate is faster by more than the margin is not known yet (the "
         "fastest candidate: `scatter_nd_update` in brn)"
     )
@@ -249,7 +250,7 @@ def test_not_decided_names_the_fastest_it_is_not_told_apart_from():
     )
     # set_data is the fastest in brn only as a table entry; it is wrong in clip (no candidate)
     assert slower.strategy == "assign_primitive"
-    assert slower.short == (
+    assert reason_words(slower.reason) == (
         "slower than another candidate at some size in brn (the fastest candidate: `set_data` "
         "in brn)"
     )
@@ -266,7 +267,7 @@ def test_where_the_cheaper_one_depends_on_the_size_the_fastest_over_the_sizes_is
     }
     c = decide(table, FACTS, ["ema"], "graph", fastest={"ema": "index_add"})
     assert (c.strategy, c.decided) == ("index_add", False)
-    assert c.short == "slower than another candidate at some size in ema"
+    assert reason_words(c.reason) == "slower than another candidate at some size in ema"
     assert c.fastest_by == {"ema": "index_add"}
     assert decide(table, FACTS, ["ema"], "graph").strategy == "assign_primitive"
 
@@ -302,13 +303,13 @@ def test_a_correct_strategy_a_page_cannot_print_is_never_the_answer():
     ],
 )
 def test_a_crossover_needs_a_size_faster_and_a_size_slower(per_size, expected):
-    from bench.report.answer import crossing
+    from bench.decide.answer import crossing
 
     assert crossing(per_size) == expected
 
 
 def test_crossover_words_group_the_candidates_that_cross_at_the_same_sizes():
-    from bench.report.answer import Crossover
+    from bench.decide.answer import Crossover
     from bench.report.phrases import CROSSOVER, crossover_words
 
     found = [
@@ -337,7 +338,7 @@ def test_the_name_does_not_follow_whichever_candidate_measured_fastest():
     assert pick(simpler_fastest) == ("assign_primitive", True)
     assert pick(other_fastest) == ("assign_primitive", False)
     c = decide(other_fastest, FACTS, W, "graph")
-    assert c.short == (
+    assert reason_words(c.reason) == (
         "whether another candidate is faster by more than the margin is not known yet (the "
         "fastest candidate: `index_add` in clip, `index_add` in brn)"
     )
@@ -354,7 +355,7 @@ def test_the_fastest_point_estimate_is_called_fastest_only_where_it_is_equivalen
     be faster than it beyond the margin, its own outcome otherwise."""
     from bench.core.analysis import Standing
     from bench.core.cellstats import Comparison
-    from bench.report.answer import _fastest
+    from bench.decide.answer import _fastest
 
     def standing(reference, high):
         return Standing("a", reference, {1: Comparison(0.0, 0.0, 1.0, 2.0), 8: Comparison(

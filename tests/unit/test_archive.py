@@ -14,7 +14,7 @@ import pytest
 
 from bench.core import archive, paths
 from bench.core.rundir import RunDir
-from bench.report import load
+from bench.decide import load
 
 A = "20260101T000000Z-aaaa"
 B = "20260101T000001Z-bbbb"

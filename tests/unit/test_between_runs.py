@@ -1,4 +1,4 @@
-"""bench.report.between_runs and Estimate's run component: the variance between runs of the
+"""bench.decide.between_runs and Estimate's run component: the variance between runs of the
 machine, estimated from back-to-back pairs and added to a cost's interval. Hand-made numbers,
 no MindSpore."""
 
@@ -12,7 +12,7 @@ import pytest
 from scipy import stats
 
 from bench.core import cellstats
-from bench.report import between_runs as br
+from bench.decide import between_runs as br
 
 Q = [float(stats.norm.ppf(p)) for p in np.linspace(0.01, 0.99, 99)]  # a standard normal sample
 

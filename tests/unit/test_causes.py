@@ -1,10 +1,10 @@
 """Root causes (issue 54): entries of several workloads grouped by what triggers them, from
-hand-made entries (``bench.report.causes``): no run, no MindSpore."""
+hand-made entries (``bench.causes.causes``): no run, no MindSpore."""
 
 from __future__ import annotations
 
-from bench.report import causes
-from bench.report.findings import Entry
+from bench.causes import causes
+from bench.causes.findings import Entry
 
 APIS = {"assign": "mindspore.ops.assign", "assign_op": "mindspore.ops.Assign", "own": ""}
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from bench.check import answers as A
-from bench.report import answer
+from bench.decide import answer
 
 
 def test_the_kinds_are_the_reports_kinds():
@@ -55,8 +55,8 @@ def test_what_a_trajectory_writes():
 
 
 def _decision(write="assign_primitive", nearest=None, avoid=()):
-    from bench.report.answer import Reason
-    from bench.report.decisions import Decision
+    from bench.decide.answer import Reason
+    from bench.decide.decisions import Decision
 
     return Decision("small", "jit_bytecode", write, "mindspore.ops.Assign", False, Reason(), None,
                     nearest=nearest, avoid=avoid)  # fmt: skip
@@ -65,7 +65,7 @@ def _decision(write="assign_primitive", nearest=None, avoid=()):
 def test_the_check_names_what_to_avoid_and_where_the_answer_fails(monkeypatch):
     """From decisions.json, as README's table: the APIs to avoid (users' first tries on top),
     four shown and the rest counted, and the shapes where the answer itself fails."""
-    from bench.report.decisions import Failure
+    from bench.decide.decisions import Failure
 
     apis = [
         "ops.assign",
@@ -87,7 +87,7 @@ def test_the_check_names_what_to_avoid_and_where_the_answer_fails(monkeypatch):
 
 
 def test_no_answer_has_no_exception_list(monkeypatch):
-    from bench.report.decisions import Failure
+    from bench.decide.decisions import Failure
 
     near = Failure("assign", "mindspore.ops.assign", 40, 50, "write dropped", ("brn:x",))
     monkeypatch.setattr(A, "_decisions", lambda: {("small", "jit_bytecode"): _decision(
@@ -105,8 +105,8 @@ def test_the_checks_answer_is_the_decisions_entry_in_words(monkeypatch):
     (``templates/check_answer.md.j2``): the check and README's table read one file."""
     from dataclasses import replace
 
-    from bench.report.answer import Reason
-    from bench.report.decisions import Cost
+    from bench.decide.answer import Reason
+    from bench.decide.decisions import Cost
 
     cost = Cost("brn", 1024, "batch size", added_s=4e-4, low_s=8e-5, high_s=7.8e-4, ratio=1.21)
     code = ("```python", "from mindspore import ops", "", "self.assign_op(self.r_max, new)", "```")
@@ -140,17 +140,17 @@ def test_the_checks_answer_is_the_decisions_entry_in_words(monkeypatch):
 def test_a_diagnostic_mode_is_in_the_decisions_not_on_readmes_table():
     from dataclasses import replace
 
-    from bench.report import decisions
+    from bench.report import readme
 
     blocking = replace(_decision(), mode="pynative_blocking", diagnostic=True)
-    rows = decisions.first_screen([_decision(), blocking])
+    rows = readme.first_screen([_decision(), blocking])
     assert len(rows) == 3 and "launch_blocking" not in "\n".join(rows)
 
 
 def test_an_api_two_avoided_strategies_share_is_named_with_each_as_readme_does(monkeypatch):
     """README's table says "`Parameter.set_data` as `host_ema`" where two strategies of the
     avoid-list call one API; the check says the same (one template filter, not its own words)."""
-    from bench.report.decisions import Failure
+    from bench.decide.decisions import Failure
 
     avoid = (
         Failure("set_data", "mindspore.Parameter.set_data", 0, 9, "raises"),

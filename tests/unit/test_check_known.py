@@ -25,7 +25,7 @@ def _entry(anchor, outcome, modes, strategies, rule="", shapes=None):
     }  # fmt: skip
 
 
-# root causes as results/causes.json holds them (bench.report.causes.records), made by hand
+# root causes as results/causes.json holds them (bench.causes.causes.records), made by hand
 CAUSES = [
     {"rank": 1, "title": "GRAPH_MODE: `read=view` — stale read", "entries": [
         _entry("clip-stale-read-read-copy-view-graph-jit-ast", "incorrect: stale read",

@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from bench.report import compare, load
+from bench.decide import compare, load
 from tests.conftest import RUN
 
 
@@ -78,7 +78,7 @@ def test_each_runs_answer_is_shown_per_mode(runs):
 
 
 def test_the_same_strategy_decided_in_one_run_only_is_not_the_same_answer():
-    from bench.report.answer import Choice
+    from bench.decide.answer import Choice
 
     decided = Choice("graph", "rebind", True, "")
     open_ = Choice("graph", "rebind", False, "")

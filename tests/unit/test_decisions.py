@@ -1,4 +1,4 @@
-"""What README's first screen decides (bench/report/decisions.py): hand-made verdict tables and
+"""What README's first screen decides (bench/decide/decisions.py): hand-made verdict tables and
 decisions, and the committed decisions file against the pinned references."""
 
 from __future__ import annotations
@@ -8,9 +8,11 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
-from bench.report import decisions
-from bench.report.answer import Reason
-from bench.report.decisions import Cost, Decision, Failure
+from bench.decide import decisions
+from bench.decide.answer import Reason
+from bench.decide.decisions import Cost, Decision, Failure
+from bench.report import readme
+from bench.report.templating import reason_words
 
 
 def _run(kind: str, rows: list[tuple[str, str, str, str, str]], apis: dict) -> SimpleNamespace:
@@ -72,7 +74,7 @@ def _d(**changes) -> Decision:
 def test_the_first_screen_says_write_exceptions_avoid_and_cost_in_one_row_each():
     avoid = tuple(Failure(f"s{i}", f"mindspore.ops.s{i}", 0, 4, "raises") for i in range(6))
     near = Failure("assign_add", "mindspore.ops.assign_add", 46, 50, "write dropped", ("c:x",) * 4)
-    rows = decisions.first_screen(
+    rows = readme.first_screen(
         [
             _d(avoid=avoid[:2]),
             _d(
@@ -89,7 +91,7 @@ def test_the_first_screen_says_write_exceptions_avoid_and_cost_in_one_row_each()
     assert "`ops.Assign` (not decided); fails in 2 of 50 shapes" in rows[3]
     assert "none correct in the common shapes; nearest `ops.assign_add`: 46 of 50 shapes" in rows[4]
     assert "`ops.s3` (raises), 2 more | – |" in rows[4]
-    host = decisions.first_screen(
+    host = readme.first_screen(
         [_d(write="host_ema", api="mindspore.Parameter.set_data", host=True)]
     )[2]
     assert "`host_ema`: host-side code, then `Parameter.set_data`" in host
@@ -97,7 +99,7 @@ def test_the_first_screen_says_write_exceptions_avoid_and_cost_in_one_row_each()
         Failure("set_data", "a.set_data", 0, 2, "raises"),
         Failure("rebind", "a.set_data", 0, 2, "raises"),
     )
-    row = decisions.first_screen([_d(avoid=twice)])[2]
+    row = readme.first_screen([_d(avoid=twice)])[2]
     assert "`a.set_data` as `set_data` (raises), `a.set_data` as `rebind` (raises)" in row
 
 
@@ -134,24 +136,22 @@ def test_a_cost_and_a_reason_are_data_and_a_non_finite_number_is_null():
 
 
 def test_the_words_of_a_reason_come_from_its_template():
-    assert Reason().words() == ""
-    assert Reason("open").words() == (
+    assert reason_words(Reason()) == ""
+    assert reason_words(Reason("open")) == (
         "whether another candidate is faster by more than the margin is not known yet"
     )
-    assert Reason("slower_in", ("brn", "clip"), (("assign", "brn"),)).words() == (
+    assert reason_words(Reason("slower_in", ("brn", "clip"), (("assign", "brn"),))) == (
         "slower than another candidate at some size in brn, clip "
         "(the fastest candidate: `assign` in brn)"
     )
-    assert Reason("not_timed_in", ("kvcache",)).words() == "not timed in kvcache"
-    assert Reason(rivals=(("a", "x"), ("b", "y"))).words() == (
+    assert reason_words(Reason("not_timed_in", ("kvcache",))) == "not timed in kvcache"
+    assert reason_words(Reason(rivals=(("a", "x"), ("b", "y")))) == (
         "(the fastest candidate: `a` in x, `b` in y)"
     )
-    assert (
-        Reason("open", deprecated=True)
-        .words()
-        .endswith("not known yet; deprecated: no current API is correct here")
+    assert reason_words(Reason("open", deprecated=True)).endswith(
+        "not known yet; deprecated: no current API is correct here"
     )
-    assert Reason(deprecated=True).words() == "deprecated: no current API is correct here"
+    assert reason_words(Reason(deprecated=True)) == "deprecated: no current API is correct here"
 
 
 def test_the_first_screen_template_has_one_golden_rendering():
@@ -188,7 +188,7 @@ def test_the_first_screen_template_has_one_golden_rendering():
             cost=Cost("kvcache", 0, "", timed=False),
         ),
     ]
-    got = "\n".join(decisions.first_screen(made, shown=2)) + "\n"
+    got = "\n".join(readme.first_screen(made, shown=2)) + "\n"
     assert got == golden.read_text(encoding="utf-8")
 
 
@@ -213,7 +213,7 @@ def test_a_schema_1_decisions_file_reads_with_the_bounds_empty():
     empty; a version this suite does not know is refused."""
     import json
 
-    from bench.report import decisions
+    from bench.decide import decisions
 
     old = {
         "schema_version": 1,
@@ -235,14 +235,14 @@ def test_a_schema_1_decisions_file_reads_with_the_bounds_empty():
 
 
 def test_the_answers_template_has_one_golden_rendering():
-    """README's and summary.md's answer block (``decisions.answers``) for fixed decisions: two
+    """README's and summary.md's answer block (``readme.answer_lines``) for fixed decisions: two
     kinds, a decided write and an open one, costs at both ends (one faster than without its
     write, one every size's twin invalid), rivals in sentences of three, crossings in two
     workloads, a mode with no answer, a host-side write, the diagnostic mode left out."""
     from pathlib import Path
 
-    from bench.report.answer import Bound
-    from bench.report.decisions import Crossing
+    from bench.decide.answer import Bound
+    from bench.decide.decisions import Crossing
 
     golden = Path(__file__).parents[1] / "fixtures" / "golden" / "answers.md"
     snippet = ("```python", "from mindspore import ops", "", "self.op(self.r_max, new)", "```")
@@ -269,7 +269,7 @@ def test_the_answers_template_has_one_golden_rendering():
         _d(kind="rows", where="kvcache", workloads=("kvcache",), write="index_add",
            costs=(Cost("kvcache", 0, "", timed=False),), snippet=snippet),
     ]  # fmt: skip
-    got = "\n".join(decisions.answers(made, {"brn": "r1", "kvcache": "r2"}, "results/")) + "\n"
+    got = "\n".join(readme.answer_lines(made, {"brn": "r1", "kvcache": "r2"}, "results/")) + "\n"
     assert got == golden.read_text(encoding="utf-8")
 
 

@@ -10,7 +10,8 @@ import pytest
 
 from bench.core.analysis import Standing
 from bench.core.cellstats import Comparison
-from bench.report import answer, readme
+from bench.decide import answer
+from bench.report import readme
 
 
 def _run(comparisons: dict, steps: dict, against: dict | None = None, mode: str = "graph"):

@@ -7,6 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from bench.causes import standalone
+from bench.causes.inline import InlineError
 from bench.core.schema import KINDS, Kind, signature
 from bench.measured import gradient
 from bench.measured.oracle import BEFORE, Step, calls, judge, judge_gradient, verdict
@@ -14,8 +16,7 @@ from bench.measured.workloads.brn import spec
 from bench.measured.workloads.brn.runtime import RUNTIME as BRN
 from bench.measured.workloads.brn.runtime import _state
 from bench.measured.workloads.clip.runtime import RUNTIME as CLIP
-from bench.report import standalone, words
-from bench.report.inline import InlineError
+from bench.report import words
 
 N = 16
 

@@ -8,7 +8,7 @@ import ast
 import numpy as np
 import pytest
 
-from bench.report import inline
+from bench.causes import inline
 
 
 def test_a_name_is_followed_through_re_exports_to_its_definition_and_what_it_uses():

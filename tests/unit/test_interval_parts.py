@@ -54,7 +54,7 @@ def test_the_data_needed_grows_with_the_square_of_the_width(width, times):
 
 def test_a_reference_run_has_a_row_per_mode_it_raced():
     from bench.core import pins
-    from bench.report import load
+    from bench.decide import load
 
     run = load.load(pins.reference("brn"))  # the pinned one, whatever runs a user made since
     rows = interval_parts.mode_rows(
@@ -79,8 +79,8 @@ def test_rounds_grow_with_the_data_and_never_shrink(minutes, factor, then):
 
 def test_a_reference_runs_rounds_and_their_cost_at_the_target_width():
     from bench.core import pins
+    from bench.decide import load
     from bench.measured.modes import MODES, label
-    from bench.report import load
 
     run = load.load(pins.reference("brn"))  # the pinned one, whatever runs a user made since
     minutes = interval_parts.rounds_minutes(run)

@@ -10,7 +10,7 @@ import pytest
 
 from bench.core.cellstats import EQUIVALENT, SLOWER, Margin
 from bench.core.paths import ROOT
-from bench.report import answer, compare, load
+from bench.decide import answer, compare, load
 from tests.conftest import RUN
 
 spec = importlib.util.spec_from_file_location(

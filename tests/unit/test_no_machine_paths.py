@@ -2,7 +2,7 @@
 
 A page, a record or an archive that names ``/root/...`` or ``/home/someone/...`` says where one
 machine kept its checkout, which is of no use to a reader and breaks on every other machine
-(commands print DIR instead: ``bench.report.fmt.command``). Tests and the portable module name
+(commands print DIR instead: ``bench.core.fmt.command``). Tests and the portable module name
 made-up paths on purpose, to show what is rewritten; they are the only exceptions.
 """
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from bench.causes import repro
 from bench.core.rundir import parse_verdict_name, verdict_name
 from bench.core.schema import Kind, RunStatus, Status
 from bench.measured.modes import MODES
-from bench.report import repro
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 

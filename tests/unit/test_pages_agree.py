@@ -19,10 +19,10 @@ from markdown_it import MarkdownIt
 
 from bench.core import paths
 from bench.core.paths import ROOT
+from bench.decide import snippets
+from bench.decide.answer import KINDS
 from bench.measured import workloads
 from bench.measured.modes import MODES, label
-from bench.report import phrases
-from bench.report.answer import KINDS
 
 RESULTS = ROOT / "results"
 OUTCOMES = ("fastest", "equivalent", "faster", "slower", "undetermined", "not timed")
@@ -186,7 +186,7 @@ def _code_names() -> dict[str, str]:
             run = SimpleNamespace(manifest=SimpleNamespace(strategies=facts), work=workloads.get(w))
             for s in facts:
                 for shape in ("", "row"):  # the cache's pages print the row write
-                    code = phrases.code_for(run, s, shape)
+                    code = snippets.code_for(run, s, shape)
                     out[code] = out[code.replace("\n", "; ")] = s
     return out
 
@@ -300,7 +300,7 @@ def _plot_claims() -> list[Claim]:
 def _pages_pinned(root: Path) -> bool:
     """Every workload's pages stand on its pinned reference (as README does)."""
     from bench.core import pins
-    from bench.report import provenance
+    from bench.decide import provenance
 
     pinned = pins.read(root / "results").references
     return all(pinned.get(w) == r for w, r in provenance.read_pages(root / "results").items())

@@ -95,7 +95,8 @@ def cost_phrase(run, mode: str, strategy: str, ends: bool = False) -> str:
     """What the pages print of a write's cost at each size (``ends``: the smallest and the
     largest), through the path they take: ``decisions.costs_at`` to data, then the templates'
     filter (``templating._costs_text``)."""
-    from bench.report import decisions, templating
+    from bench.decide import decisions
+    from bench.report import templating
 
     costs = decisions.costs_at(run, mode, strategy, run.workload, "ends" if ends else "all")
     return templating._costs_text(costs, mode, run.symbol)

@@ -112,7 +112,7 @@ def test_the_committed_pins_name_committed_runs_of_their_workloads():
     ],
 )
 def test_what_a_run_lacks_against_a_full_run(changes, status, lacks):
-    from bench.report import provenance
+    from bench.decide import provenance
 
     plan = replace(FULL, **changes)
     assert provenance.lacks(plan, status, FULL) == lacks
@@ -123,7 +123,7 @@ def test_what_a_run_lacks_against_a_full_run(changes, status, lacks):
 
 
 def test_a_page_not_on_its_pinned_run_says_so_and_what_it_lacks():
-    from bench.report import provenance
+    from bench.decide import provenance
 
     pinned = provenance.Stands("clip", "r1", True)
     assert provenance.notice(pinned, "r1") == []
@@ -155,7 +155,7 @@ def test_no_committed_page_names_a_path_of_the_machine_that_made_it():
 
 # -- references the current gate judges otherwise (issue 50: the workloads changed) -------------
 def test_regated_lists_the_cells_whose_verdict_the_current_record_does_not_accept():
-    from bench.report import provenance
+    from bench.decide import provenance
 
     key = ("ema", "host_ema", "as-written", "graph")
     run = {
@@ -177,7 +177,7 @@ def test_regated_lists_the_cells_whose_verdict_the_current_record_does_not_accep
 
 
 def test_the_regated_lines_say_how_many_verdicts_changed_and_which_strategies():
-    from bench.report import provenance
+    from bench.decide import provenance
 
     def r(strategy, mode, then="works", now="incorrect: follows the old values after a reload"):
         return provenance.Regated(("ema", strategy, "inline", mode), then, now)
@@ -199,7 +199,8 @@ def test_the_notice_names_the_tables_answers_the_current_gate_finds_wrong(monkey
     its own kind of state and in its mode (ema's reload does not touch the small-state answer)."""
     from types import SimpleNamespace
 
-    from bench.report import answer, decisions, provenance, readme
+    from bench.decide import answer, decisions, provenance
+    from bench.report import readme
 
     def run(kind, name):
         return SimpleNamespace(

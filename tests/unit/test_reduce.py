@@ -1,4 +1,4 @@
-"""A root cause's short program (``bench.report.reduce``): the strategy's write read from its
+"""A root cause's short program (``bench.causes.reduce``): the strategy's write read from its
 file, what the program must print, where the write goes, and the program's own text, from
 hand-made tables (no MindSpore; tests/ms/test_reduce.py runs programs)."""
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from bench.causes import reduce as R
 from bench.core import paths
-from bench.report import reduce as R
 
 ASSIGN = '''"""doc"""
 import mindspore as ms
@@ -223,7 +223,7 @@ def test_a_bucket_is_checked_by_the_same_program_for_every_api_and_mode(tmp_path
         ("missing", "jit_bytecode", None), ("missing", "graph", None),
     ]  # fmt: skip
     assert not list(tmp_path.glob("bucket-*.py"))  # nothing left behind
-    from bench.report import causes
+    from bench.causes import causes
 
     assert causes.bucket_words(got) == (
         "the same program shows it for 1 of 4 API × mode (not: `assign` graph, `missing` "

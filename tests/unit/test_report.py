@@ -11,7 +11,8 @@ import pytest
 from markdown_it import MarkdownIt
 
 from bench.core.schema import SCHEMA_VERSION
-from bench.report import load, main, overview, plots, readme, summary, words
+from bench.decide import load
+from bench.report import main, overview, plots, readme, summary, words
 from tests.conftest import RUN
 
 
@@ -470,7 +471,7 @@ def test_a_finding_is_affected_cell_by_cell():
 def test_a_first_call_failure_is_another_entry_than_one_at_every_call():
     import pandas as pd
 
-    from bench.report import findings
+    from bench.causes import findings
 
     frame = pd.DataFrame(
         {
@@ -523,13 +524,13 @@ SET_DATA_BYTECODE = "raises: AttributeError: 'Tensor' object has no attribute 's
     ],
 )
 def test_an_entry_cites_only_its_own_modes_documentation(kind, mode, shapes, outcome, starts):
-    from bench.report import findings
+    from bench.causes import findings
 
     assert findings.documented(kind, mode, shapes, outcome).startswith(starts)
 
 
 def test_a_bytecode_error_entry_does_not_cite_the_graph_compile_message():
-    from bench.report import findings
+    from bench.causes import findings
 
     e = findings.Entry(
         "clip", SET_DATA_BYTECODE, ["set_data"], ["jit_bytecode"], {"jit_bytecode": ["d"]}
@@ -539,7 +540,7 @@ def test_a_bytecode_error_entry_does_not_cite_the_graph_compile_message():
 
 
 def test_every_root_cause_exports_as_an_issue(run, tmp_path):
-    from bench.report import causes, findings
+    from bench.causes import causes, findings
 
     written = findings.export({"clip": run}, tmp_path, tmp_path / "none", run_scripts=False)
     found = causes.of_runs({"clip": run})
@@ -585,7 +586,7 @@ def _release(folder, version, works=False):
 
 
 def test_an_issue_names_the_releases_that_show_the_same_divergence(run, tmp_path):
-    from bench.report import findings
+    from bench.causes import findings
 
     releases = tmp_path / "releases"
     _release(releases / "2.9.0" / "raw" / RUN.name, "2.9.0")  # as bench_release writes it
@@ -604,7 +605,7 @@ def test_an_issue_names_the_releases_that_show_the_same_divergence(run, tmp_path
 
 @pytest.mark.posix
 def test_a_crash_entry_carries_the_native_traceback(run, tmp_path, monkeypatch):
-    from bench.report import findings
+    from bench.causes import findings
 
     e = findings.entries(run)[0]
     crash = findings.Entry("clip", "crashed", ["assign"], ["jit_bytecode"], {}, example=e.example)

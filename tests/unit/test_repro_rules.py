@@ -11,8 +11,8 @@ import sys
 
 import pytest
 
+from bench.causes import standalone
 from bench.core.schema import NETWORK_ONLY, SECOND_ONLY, THIRD_ONLY
-from bench.report import standalone
 from tests.conformance.test_committed import _reproduced
 
 
@@ -90,8 +90,8 @@ def test_a_script_counts_only_its_recorded_outcome(how, recorded, observed, code
 
 
 def test_a_recorded_raise_in_a_later_check_keeps_its_check():
+    from bench.causes import standalone
     from bench.core.schema import signature
-    from bench.report import standalone
 
     detail = "in a third instance only (the first works): step 1 (N=8): RuntimeError: boom"
     sig = signature("raises", "", detail)

@@ -204,7 +204,7 @@ def test_a_budget_spent_before_the_timing_times_nothing_and_the_run_says_so(tmp_
     assert not list((runs(tmp_path)[0].parent / "timing").glob("*-p*.json"))
     from dataclasses import replace
 
-    from bench.report.provenance import lacks, why_not_pinnable
+    from bench.decide.provenance import lacks, why_not_pinnable
     from bench.run.plan import Plan
 
     plan = replace(Plan.from_dict(manifest["plan"]), shapes=None)  # lacks nothing but time

@@ -15,13 +15,13 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from bench.causes import inline, standalone
 from bench.core.schema import NETWORK_ONLY, SECOND_ONLY, THIRD_ONLY, Kind, Status
 from bench.measured import discovery, workloads
 from bench.measured.modes import GRAPH, JIT_AST, JIT_BYTECODE, MODES, PYNATIVE, PYNATIVE_BLOCKING
 from bench.measured.oracle import AFTER, BEFORE, Expected, _span, judge
 from bench.measured.shapes import Shape
 from bench.measured.shapes.model import CONTROL
-from bench.report import inline, standalone
 
 STDLIB = set(sys.stdlib_module_names)
 
@@ -529,7 +529,7 @@ def test_the_checks_are_the_gates_in_its_order(monkeypatch, mode, update):
 def test_a_failure_in_a_later_check_is_recorded_as_the_script_will_say_it(monkeypatch, mode, fail):
     """The gate's observation of a cell that fails in one later check only, through the verdict
     table's row (``load``), asks the script for that check's qualifier and the checks up to it."""
-    from bench.report import load
+    from bench.decide import load
     from bench.run import gate
 
     every = standalone.gate_checks(mode)

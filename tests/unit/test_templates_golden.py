@@ -12,9 +12,9 @@ from types import SimpleNamespace as NS
 import pytest
 
 from bench.core.schema import NETWORK_ONLY, SECOND_ONLY, THIRD_ONLY
+from bench.decide.answer import Crossover, Reason
+from bench.decide.decisions import Cost
 from bench.report import templating
-from bench.report.answer import Crossover, Reason
-from bench.report.decisions import Cost
 from bench.report.summary import AnswerRow
 
 GOLDEN = Path(__file__).parents[1] / "fixtures" / "golden"

@@ -5,7 +5,7 @@ work inline in ``construct`` and be silently dropped when written another way. S
 about an API *in a shape*. A strategy file says only how one value is written into one Parameter;
 each workload declares its shape dimensions and a template that renders ``construct`` for every
 combination. ``model`` holds the shape model, ``codegen`` pastes a write into a template and writes
-the variant files (``bench.report.standalone`` writes a finding's reproduction script).
+the variant files (``bench.causes.standalone`` writes a finding's reproduction script).
 """
 
 from bench.measured.shapes.model import (

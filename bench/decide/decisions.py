@@ -36,8 +36,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from bench.core.schema import Status
+from bench.decide import answer, snippets
 from bench.measured.modes import MODES
-from bench.report import answer, templating, words
+from bench.measured.workloads.runtime import size_term
 
 SCHEMA_VERSION = 4
 READS = (1, 2, 3, 4)
@@ -188,7 +189,13 @@ def costs_at(run, mode: str, strategy: str | None, where: str, sizes: str = "end
 
 
 def _cell_cost(run, where: str, cell, n: int) -> Cost:
-    term = words.size_term(run.work)[1].removeprefix("the ")  # in words: no symbol to define
+    term = size_term(run.work)[1].removeprefix("the ")  # in words: no symbol to define
+    return cell_cost(cell, where, n, term)
+
+
+def cell_cost(cell, where: str = "", n: int = 0, term: str = "") -> Cost:
+    """One timed cell's ``Cost`` (``Cell.estimate``; nothing but the flag against an invalid
+    twin)."""
     if cell.twin_invalid:
         return Cost(where, n, term, twin_invalid=True)
     e = cell.estimate
@@ -207,10 +214,20 @@ def _cell_cost(run, where: str, cell, n: int) -> Cost:
     )
 
 
+SNIPPET_FROM = {"small": "brn"}  # whose names a kind's code uses: BRN's r_max (the report's case)
+NOT_SLOWER = (answer.FASTEST, answer.EQUIVALENT, answer.FASTER, answer.UNDETERMINED)
+
+
+def not_slower(table: dict[str, dict[str, str]]) -> list[str]:
+    """The candidates no workload shows slower than another (``table``: {strategy: {workload:
+    outcome}}, ``answer.kind_answer``'s): what the data cannot rank apart. Not a ranking: which
+    of these measured fastest changes from run to run (the fastest point estimate's name changed in
+    5 of 9 modes back to back, so no probability of being the fastest is printed)."""
+    return sorted(s for s, by in table.items() if by and all(o in NOT_SLOWER for o in by.values()))
+
+
 def decide(runs: dict, answers: dict) -> list[Decision]:
     """Every kind × mode users run (``answers``: ``readme.kind_answers(runs)``)."""
-    from bench.report.readme import SNIPPET_FROM, not_slower
-
     out = []
     for kind, per_mode in answers.items():
         mine = [w for w, r in runs.items() if answer.kind_of(r.work) == kind]
@@ -275,10 +292,8 @@ def _crossings(runs: dict, mine: list[str], mode: str, strategy: str | None) -> 
 
 
 def _snippet(run, strategy: str | None, kind: str) -> tuple[str, ...]:
-    """The write's code as README prints it (``phrases.snippet``), () when it has none."""
-    from bench.report import phrases
-
-    code = phrases.snippet(run, strategy, "row" if kind == "rows" else "") if strategy else None
+    """The write's code as README prints it (``snippets.snippet``), () when it has none."""
+    code = snippets.snippet(run, strategy, "row" if kind == "rows" else "") if strategy else None
     return tuple(code.markdown("")) if code is not None else ()
 
 
@@ -365,36 +380,12 @@ def shared_apis(failures) -> set[str]:
     return {a for a, n in apis.items() if a and n > 1}
 
 
-def first_screen(decisions: list[Decision], shown: int = 4) -> list[str]:
-    """README's first table (``templates/first_screen.md.j2``): kind × mode → write (or none,
-    and the nearest with its count), avoid (the first ``shown`` APIs, with what goes wrong),
-    cost."""
-    text = templating.render("first_screen.md.j2", decisions=decisions, shown=shown)
-    return text.rstrip("\n").split("\n")
-
-
-def answers(
-    decisions: list[Decision], runs: dict[str, str], results: str = "results/"
-) -> list[str]:
-    """README's and summary.md's answer block (``templates/answers.md.j2``): per kind of state,
-    per mode users run, the write's code, what it adds at the ends of ``where``'s sizes, how much
-    slower than the best it and the candidates not shown slower can be, whether the data decide
-    it; ``runs``: {workload: run id}, each linked as the evidence."""
-    kinds: dict[str, list[Decision]] = {}
-    for d in decisions:
-        kinds.setdefault(d.kind, []).append(d)
-    text = templating.render("answers.md.j2", kinds=kinds, runs=list(runs), results=results)
-    return text.rstrip("\n").split("\n")
-
-
 __all__ = [
     "Cost",
     "Crossing",
     "Decision",
     "Failure",
-    "answers",
     "decide",
-    "first_screen",
     "from_json",
     "to_json",
 ]

@@ -17,7 +17,7 @@ This is reduction by construction, checked: the program is not shrunk from the e
 (pysource-minimize over a 170-line script costs hours here); a cause whose outcome needs more
 than this program has (a reload, two layers, a second instance, a view read, an inherited
 ``construct``, a strategy without a ``write``) keeps its entry's own script, with the reason
-(``NotReduced``). ``python -m bench.report.reduce`` writes ``results/causes/NN-slug.py`` and
+(``NotReduced``). ``python -m bench.causes.reduce`` writes ``results/causes/NN-slug.py`` and
 ``results/causes/reduced.json`` (each cause's program, lines, and exit code per MindSpore
 release it was run on: ``--python VERSION=PATH``).
 """
@@ -39,7 +39,7 @@ from bench.core.io import write_text_atomic
 from bench.core.schema import Kind, Status
 from bench.measured.modes import GRAPH, JIT_AST, JIT_BYTECODE, PYNATIVE, PYNATIVE_BLOCKING
 
-SCHEMA_VERSION = 3  # 2: each cause's ``bucket``; 3: ``splits`` (``bench.report.causes.Split``)
+SCHEMA_VERSION = 3  # 2: each cause's ``bucket``; 3: ``splits`` (``bench.causes.causes.Split``)
 CALLS = 3
 TIMEOUT_S = 180.0
 PLACEMENTS = ("inline", "depend", "helper")
@@ -443,7 +443,7 @@ def from_json(text: str) -> list[Reduced]:
 
 def _key(cause: dict) -> tuple:
     """What groups a cause of causes.json (``causes.Split.key``)."""
-    from bench.report.causes import Trigger
+    from bench.causes.causes import Trigger
 
     t = cause.get("trigger") or {}
     construct = tuple(t["construct"]) if t.get("construct") else None
@@ -454,7 +454,7 @@ def split_of(cause: dict, bucket: list[dict]):
     """The ``causes.Split`` a bucket check shows (``confirm``): the strategy × mode pairs whose
     program ran and did not show the outcome; None when it showed it for all, or for a cause
     that is already a split's narrow part."""
-    from bench.report.causes import Split
+    from bench.causes.causes import Split
 
     missed = frozenset((b["strategy"], b["mode"]) for b in bucket if b.get("code") not in (0, None))
     if not missed or cause.get("narrow"):
@@ -465,7 +465,7 @@ def split_of(cause: dict, bucket: list[dict]):
 def splits_kept(old, found, causes: list[dict]) -> list:
     """The splits to record: the earlier ones (``old``) whose cause is still among ``causes``,
     merged with those this run found (``found``), one per key (their ``missed`` joined)."""
-    from bench.report.causes import Split
+    from bench.causes.causes import Split
 
     keys = {_key(c) for c in causes}
     out: dict[tuple, Split] = {}
@@ -478,7 +478,7 @@ def splits_kept(old, found, causes: list[dict]) -> list:
 
 
 def _splits_in(record: Path) -> list:
-    from bench.report.causes import Split
+    from bench.causes.causes import Split
 
     if not record.is_file():
         return []
@@ -512,7 +512,7 @@ def main(argv=None) -> int:
     import argparse
 
     p = argparse.ArgumentParser(
-        prog="python -m bench.report.reduce", description=__doc__.splitlines()[0]
+        prog="python -m bench.causes.reduce", description=__doc__.splitlines()[0]
     )
     p.add_argument("--causes", type=Path, default=paths.RESULTS_DIR / "causes.json")
     p.add_argument("--out", type=Path, default=paths.RESULTS_DIR / "causes")

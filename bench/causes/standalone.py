@@ -2,7 +2,7 @@
 
 Only ``mindspore``, ``numpy`` and the standard library are imported. The cell is written out:
 what the variant imports from the suite (the workload's state class, the strategy base, the
-helpers they use: only the definitions used, ``bench.report.inline``) goes into a module of its
+helpers they use: only the definitions used, ``bench.causes.inline``) goes into a module of its
 own, embedded as a string and written to a temporary folder, because under bytecode capture the
 module a class is defined in changes what is captured (a ``construct`` inherited from another
 module, ``construct=base``, is captured otherwise than one of the variant's own class: written
@@ -54,6 +54,7 @@ import re
 import textwrap
 from dataclasses import dataclass
 
+from bench.causes import inline
 from bench.core.schema import (
     INSTANCE_QUALIFIERS,
     NETWORK_ONLY,
@@ -69,7 +70,6 @@ from bench.measured.oracle import AFTER, BEFORE, HISTORY, _span
 from bench.measured.shapes.model import CONTROL
 from bench.measured.workloads import get as get_workload
 from bench.measured.workloads.runtime import Runtime
-from bench.report import inline
 
 PROCESSES = 3  # fresh processes a "differs between processes" script runs its checks in
 ALONE, CHILD, MANY = "alone", "child", "processes"  # where a script runs its checks

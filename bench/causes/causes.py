@@ -12,7 +12,7 @@ The evidence is the trigger as the gate's data name it (the dimension of a minim
 of a strategy file), not a title; repros are the entries' own, not yet minimized (the issue's
 shrink to 30 lines is not done).
 
-A cause is then checked as one bucket (``bench.report.reduce.confirm``): its short program,
+A cause is then checked as one bucket (``bench.causes.reduce.confirm``): its short program,
 written again for every strategy and mode the cause names. Where that program does not show the
 outcome for some strategy × mode (``Tensor.add_`` drops the write in PYNATIVE in any shape, but
 under jit only in some shapes), the cause is two: the cells the program shows, and the rest as a
@@ -27,9 +27,8 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from bench.causes.findings import Entry, entries, version_key
 from bench.measured.modes import MODE_NAMES, label
-from bench.report.findings import Entry, entries
-from bench.report.releases import version_key
 
 
 def _error(outcome: str) -> str:
@@ -220,11 +219,11 @@ def of_runs(runs: dict, splits=None) -> list[Cause]:
     return group(found, apis_of(runs.values()), read_splits() if splits is None else splits)
 
 
-REDUCED = "causes/reduced.json"  # under results/: bench.report.reduce's record
+REDUCED = "causes/reduced.json"  # under results/: bench.causes.reduce's record
 
 
 def read_splits(results=None) -> list[Split]:
-    """The splits ``bench.report.reduce`` recorded ([] when it has not run or found none)."""
+    """The splits ``bench.causes.reduce`` recorded ([] when it has not run or found none)."""
     from bench.core import paths
 
     path = (results or paths.RESULTS_DIR) / REDUCED
@@ -235,7 +234,7 @@ def read_splits(results=None) -> list[Split]:
 
 
 def reduced(results=None) -> dict[str, dict]:
-    """{slug: the cause's short program as ``bench.report.reduce`` recorded it} (``script``,
+    """{slug: the cause's short program as ``bench.causes.reduce`` recorded it} (``script``,
     ``lines``, ``releases``, ``why_not``), {} when it has not run. A program is used only for the
     cause of the same slug (a cause that changed is not shown another's program)."""
     from bench.core import paths

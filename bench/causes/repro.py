@@ -1,14 +1,14 @@
 """Reproduction scripts: one standalone script per verdict a finding links to, runnable with
 MindSpore and NumPy alone (``python <script>``), in every workload and mode.
 
-Each script is written by ``bench.report.standalone`` from the run's data only: the verdict
+Each script is written by ``bench.causes.standalone`` from the run's data only: the verdict
 record (what the gate saw: status, kind, the calls or instance it shows at, the error, the
 signal), the variant's code (kept with the run, or rendered again from the strategy file and the
 shape) and the workload's code. It prints expected against observed per step and exits 0 only
 when it shows what was recorded (a crash or a hang in a child process, a cell that differs
 between processes in several).
 
-``python -m bench.report.repro RUN_DIR STRATEGY@SHAPE-MODE [OUT_DIR]`` (``nox -s repro``) writes
+``python -m bench.causes.repro RUN_DIR STRATEGY@SHAPE-MODE [OUT_DIR]`` (``nox -s repro``) writes
 the script of any cell.
 """
 
@@ -17,15 +17,15 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from bench.causes import inline, standalone
 from bench.core import paths
 from bench.core.io import remove, write_text_atomic
 from bench.core.rundir import parse_verdict_name, verdict_name
 from bench.core.schema import Status
+from bench.decide.load import RunData
 from bench.measured import discovery
 from bench.measured.modes import label
 from bench.measured.shapes import HEADER, Shape
-from bench.report import inline, standalone
-from bench.report.load import RunData
 from bench.run.plan import Plan
 
 SCRIPTED = (
@@ -118,12 +118,12 @@ def write(run: RunData, rows: list[dict], out_dir: Path) -> dict:
 
 def main(argv=None) -> int:
     """Write the reproduction script of one cell of a run."""
-    from bench.report import load
+    from bench.decide import load
 
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) not in (2, 3):
         print(
-            "usage: python -m bench.report.repro RUN_DIR STRATEGY@SHAPE-MODE [OUT_DIR]",
+            "usage: python -m bench.causes.repro RUN_DIR STRATEGY@SHAPE-MODE [OUT_DIR]",
             file=sys.stderr,
         )
         return 2

@@ -190,7 +190,7 @@ def load(run_dir: Path, margin: cellstats.Margin | None = None, between_runs=Non
     ``findings/margin_stability.py``; the pages always decide at the plan's). ``between_runs``:
     {(mode, role): (τ²_run, df)} added to each cost's interval; default the committed estimate
     from the back-to-back pairs (``between_runs.read``), ``{}`` for each run's own intervals."""
-    from bench.report import between_runs as between
+    from bench.decide import between_runs as between
 
     run_tau2 = between.read() if between_runs is None else between_runs
     rec = Records(run_dir)

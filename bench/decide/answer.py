@@ -32,12 +32,13 @@ from dataclasses import dataclass, field, replace
 
 from bench.core.cellstats import EQUIVALENT, FASTER, SLOWER, UNDETERMINED, across, as_fast
 from bench.core.schema import Status
+from bench.decide import snippets
+from bench.decide.load import RunData
 from bench.measured.apis import PLATFORM
+from bench.measured.modes import MODES
 from bench.measured.shapes import Shape
-from bench.report import phrases
-from bench.report.load import RunData
-from bench.report.phrases import NOT_TIMED
 
+NOT_TIMED = "not timed"  # an outcome: correct, not timed in a workload
 PASTABLE = "pastable"  # a fact the report adds: the page can print code a user pastes
 NOT_PASTABLE = "no code a user can paste: it replaces the step's own forward"
 
@@ -113,7 +114,8 @@ NO_ANSWER, NONE_AS_FAST = "no_candidate", "none_as_fast"  # Reason.code: no answ
 @dataclass(frozen=True)
 class Reason:
     """Why an answer is not decided, as data (``decisions.json``'s ``reason``; its words are
-    ``templates/reason.md.j2``): ``code`` one of ``OPEN`` (an interval straddles the margin),
+    ``templates/reason.md.j2``, ``templating.reason_words``): ``code`` one of ``OPEN`` (an
+    interval straddles the margin),
     ``SLOWER_IN`` (slower than another candidate at some size of ``where``), ``NOT_TIMED_IN``
     (correct, not timed in ``where``), ``NO_ANSWER`` / ``NONE_AS_FAST`` (why there is no
     answer), or "" (no reason in a few words); ``rivals``: (strategy, workload) the fastest
@@ -125,10 +127,10 @@ class Reason:
     rivals: tuple[tuple[str, str], ...] = ()
     deprecated: bool = False
 
-    def words(self) -> str:
-        from bench.report import templating
 
-        return templating.render("reason.md.j2", r=self, platform=PLATFORM)
+def _distribution(mode: str) -> bool:
+    """A mode timed as a distribution (PYNATIVE as users run it) is not raced to a decision."""
+    return mode in MODES and MODES[mode].distribution
 
 
 @dataclass
@@ -146,11 +148,6 @@ class Choice:
     rejected: dict[str, str] = field(default_factory=dict)  # candidate -> why not
     faster: list[str] = field(default_factory=list)  # working non-candidates that add less
     reason: Reason = field(default_factory=Reason)  # why it is not decided, as data
-
-    @property
-    def short(self) -> str:
-        """Why it is not decided, in a few words (README): ``reason`` rendered."""
-        return self.reason.words()
 
 
 def _pick(names: list[str], outcome: dict[str, str], facts: dict, mode: str, fastest) -> Choice:
@@ -323,7 +320,7 @@ def excess_bound(run: RunData, mode: str, strategy: str) -> Bound | None:
     as a distribution is not raced to a decision and has none."""
     st = standings(run, mode).get(strategy)
     m = run.analysis.get(mode)
-    if st is None or m is None or not st.comparisons or phrases.distribution(mode):
+    if st is None or m is None or not st.comparisons or _distribution(mode):
         return None
     n = max(st.comparisons)
     comp, cell = st.comparisons[n], m.candidates.get(strategy, {}).get(n)
@@ -340,7 +337,7 @@ def resolution(run: RunData, mode: str) -> float | None:
     of its candidates at every size (a difference within about one half-width of the margin
     stays undetermined); None without one."""
     m = run.analysis.get(mode)
-    if m is None or phrases.distribution(mode):
+    if m is None or _distribution(mode):
         return None
     widths = []
     for s, st in standings(run, mode).items():
@@ -495,11 +492,11 @@ def crossovers(run: RunData, mode: str, strategy: str) -> list[Crossover]:
 
 def pastable(run: RunData, strategy: str) -> bool:
     """Whether the page can print code a user pastes for ``strategy`` in this workload
-    (``phrases.snippet``; not: a host-side update that replaces the step's own forward)."""
+    (``snippets.snippet``; not: a host-side update that replaces the step's own forward)."""
     key = ("pastable", strategy)
     if key not in run.memo:
         shape = "row" if kind_of(run.work) == "rows" else ""
-        run.memo[key] = phrases.snippet(run, strategy, shape) is not None
+        run.memo[key] = snippets.snippet(run, strategy, shape) is not None
     return run.memo[key]
 
 

@@ -1,6 +1,6 @@
 """Compare two runs cell by cell: what changed from RUN_A to RUN_B, and is it real?
 
-``python -m bench.report.compare RUN_A RUN_B [--only-changed] [--fail-above X]``. First what
+``python -m bench.decide.compare RUN_A RUN_B [--only-changed] [--fail-above X]``. First what
 differs in how the runs were made (versions, machine, threads, tier, commit): a change in numbers
 means little across different setups. Then, per cell timed in both runs, B/A of the overhead
 (the ratio to the twin) with a 95 % interval and a p-value from each run's own estimate
@@ -23,12 +23,11 @@ import pandas as pd
 from scipy import stats
 from scipy.stats import false_discovery_control
 
-from bench.core import cellstats, paths
+from bench.core import cellstats, fmt, paths
 from bench.core.args import OneLineParser, UsageError
 from bench.core.schema import Status
+from bench.decide import answer, load
 from bench.measured.modes import label
-from bench.report import answer, fmt, load
-from bench.report.main import find_run
 
 ALPHA = 0.05
 
@@ -341,7 +340,7 @@ def render(a, b, table, changes, only_changed: bool) -> str:
 
 
 def main(argv=None) -> int:
-    p = OneLineParser(prog="python -m bench.report.compare", description=__doc__.splitlines()[0])
+    p = OneLineParser(prog="python -m bench.decide.compare", description=__doc__.splitlines()[0])
     p.add_argument("run_a", metavar="RUN_A", help="baseline run id or folder")
     p.add_argument("run_b", metavar="RUN_B", help="run id or folder to check against it")
     p.add_argument("--workload", default=paths.DEFAULT_WORKLOAD)
@@ -351,7 +350,7 @@ def main(argv=None) -> int:
     try:
         args = p.parse_args(sys.argv[1:] if argv is None else argv)
         raw = paths.raw_dir(args.results_dir or paths.results_dir(args.workload))
-        dirs = [find_run(name, raw) for name in (args.run_a, args.run_b)]
+        dirs = [paths.named_run(name, raw) for name in (args.run_a, args.run_b)]
     except UsageError as err:
         print(f"compare: error: {err}", file=sys.stderr)
         return 2

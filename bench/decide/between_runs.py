@@ -17,7 +17,7 @@ matched on the pairs it is estimated from, so the page also shows it out of samp
 judged with τ from the other pairs. Its degrees of freedom: the number of pairs (one draw of
 the run's state each; the cells of a pair share it).
 
-``python -m bench.report.between_runs`` writes ``results/between_runs.json``: per mode τ, the
+``python -m bench.decide.between_runs`` writes ``results/between_runs.json``: per mode τ, the
 cells and pairs it rests on, and a leave-one-pair-out check: each pair's cells judged with τ
 estimated from the other pairs only (what a new run, not used in the estimate, would see).
 ``load.load`` adds each mode's τ²_run to every cell's cost interval (``Cell.estimate``); the
@@ -71,7 +71,7 @@ def tau2(diffs, ses) -> float:
 def beyond(diffs, ses, t2: float) -> float:
     """The share of cells whose |B − A| exceeds 1.96 √(s² + 2τ²) (``compare.beyond`` of their
     z): about 5 % when it holds."""
-    from bench.report import compare
+    from bench.decide import compare
 
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.asarray(diffs, float) / np.sqrt(np.square(np.asarray(ses, float)) + 2 * t2)
@@ -159,15 +159,14 @@ def read(path: Path = OUT) -> dict[tuple[str, str], tuple[float, float]]:
 def pair_rows(pair: dict, roles=ROLES) -> list[dict]:
     """Rows {pair, mode, role, diff, se} of one committed pair: the cells of ``roles`` timed in
     both runs (``compare.compare``: each run's own standard errors)."""
-    from bench.report import compare, load
-    from bench.report.main import find_run
+    from bench.decide import compare, load
 
     w = pair["workload"]
     found = []
     for run in (pair["a"], pair["b"]):
         for raw in (paths.RESULTS_DIR / "b2b" / w / "raw", paths.raw_dir(paths.results_dir(w))):
             try:
-                found.append(find_run(run, raw))
+                found.append(paths.named_run(run, raw))
                 break
             except UsageError:
                 continue
@@ -185,8 +184,8 @@ def pair_rows(pair: dict, roles=ROLES) -> list[dict]:
 
 
 def lines(fits: list[ModeFit]) -> list[str]:
+    from bench.core import fmt
     from bench.measured.modes import label
-    from bench.report import fmt
 
     body = [
         [label(f.mode), f.role, f.pairs, f.cells, f"±{f.tau:.1%}", f"{f.beyond_own:.1%}",
@@ -201,8 +200,8 @@ def lines(fits: list[ModeFit]) -> list[str]:
 def by_pair(rows: list[dict]) -> list[str]:
     """Per pair and mode, the share of each kind of cell beyond 1.96 with each run's own errors
     (where the between-run spread shows: in which pairs, which cells). Pure."""
+    from bench.core import fmt
     from bench.measured.modes import label
-    from bench.report import fmt
 
     keys = sorted({(r["pair"], r["mode"]) for r in rows}, key=lambda k: (k[0], k[1]))
     body = []
@@ -220,7 +219,7 @@ def by_pair(rows: list[dict]) -> list[str]:
 
 def main(argv=None) -> int:
     p = OneLineParser(
-        prog="python -m bench.report.between_runs", description=__doc__.splitlines()[0]
+        prog="python -m bench.decide.between_runs", description=__doc__.splitlines()[0]
     )
     p.add_argument("--pairs", type=Path, default=PAIRS, help="default results/b2b/pairs.json")
     p.add_argument("--out", type=Path, default=OUT, help="default results/between_runs.json")

@@ -25,9 +25,9 @@ from itertools import combinations
 import pandas as pd
 
 from bench.core.schema import INSTANCE_QUALIFIERS, Kind, Status
+from bench.decide.load import RunData
+from bench.decide.pairs import minimal_pairs
 from bench.measured.modes import GRAPH, JIT_AST, JIT_BYTECODE, MODES
-from bench.report.load import RunData
-from bench.report.pairs import minimal_pairs
 
 SILENT_OR_ERROR = (
     Status.INCORRECT.value,
@@ -492,12 +492,12 @@ def release_verdicts(folder, workload: str) -> dict[str, pd.DataFrame]:
     from pathlib import Path
 
     from bench.core import paths, pins
-    from bench.report import load
+    from bench.decide import load
 
     if pins.read(Path(folder).parent).releases:  # the committed matrix: the pinned runs only
         pinned = pins.release_runs(Path(folder).parent)
         found = {v: by[workload] for v, by in pinned.items() if workload in by}
-        return {v: load.load(found[v]).verdicts for v in sorted(found, key=_version_key)}
+        return {v: load.load(found[v]).verdicts for v in sorted(found, key=version_key)}
     newest: dict[str, Path] = {}  # a folder of one's own: its newest run per release
     for raw in sorted(Path(folder).glob("*/**/raw")):  # folders and archives (paths.runs)
         for run in paths.runs(raw):
@@ -515,7 +515,7 @@ def release_verdicts(folder, workload: str) -> dict[str, pd.DataFrame]:
             if version not in newest or run.name > newest[version].name:
                 newest[version] = run
     out = {}
-    for version in sorted(newest, key=_version_key):
+    for version in sorted(newest, key=version_key):
         try:
             out[version] = load.load(newest[version]).verdicts
         except Exception as err:  # a run this suite cannot read: named, not compared
@@ -523,7 +523,8 @@ def release_verdicts(folder, workload: str) -> dict[str, pd.DataFrame]:
     return out
 
 
-def _version_key(version: str) -> tuple:
+def version_key(version: str) -> tuple:
+    """A release's sort key: 2.10.0 after 2.9.0."""
     return tuple(int(p) if p.isdigit() else p for p in version.replace("-", ".").split("."))
 
 
@@ -563,7 +564,7 @@ def entry_issue(run: RunData, e: Entry, others: dict, run_scripts: bool = True) 
     import tempfile
     from pathlib import Path
 
-    from bench.report import repro
+    from bench.causes import repro
 
     version = run.environment.get("mindspore") or run.plan.get("mindspore", "?")
     v = run.verdicts
@@ -597,9 +598,9 @@ def export(
     short program by slug (``causes.reduced()``: the pinned references' causes), inline."""
     from pathlib import Path
 
+    from bench.causes import causes
     from bench.core import paths
     from bench.core.io import write_text_atomic
-    from bench.report import causes
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -623,14 +624,14 @@ def export(
 
 
 def main(argv=None) -> int:
-    """``python -m bench.report.findings --export DIR [--run RUN_DIR ...]``."""
+    """``python -m bench.causes.findings --export DIR [--run RUN_DIR ...]``."""
     import argparse
     from pathlib import Path
 
+    from bench.decide import load
     from bench.measured import workloads
-    from bench.report import load
 
-    parser = argparse.ArgumentParser(prog="python -m bench.report.findings")
+    parser = argparse.ArgumentParser(prog="python -m bench.causes.findings")
     parser.add_argument(
         "--export", required=True, metavar="DIR", help="write one .md per root cause"
     )
@@ -667,7 +668,7 @@ def main(argv=None) -> int:
             return 2
         run = load.load(folder)
         runs[f"{run.workload}:{folder.name}"] = run
-    from bench.report import causes
+    from bench.causes import causes
 
     short = causes.reduced() if not args.run else {}  # the pinned references' own programs
     written = export(runs, args.export, args.releases, run_scripts=not args.no_run, short=short)
