@@ -38,7 +38,6 @@ from pathlib import Path
 from bench.core.schema import Status
 from bench.decide import answer, snippets
 from bench.measured.modes import MODES
-from bench.measured.workloads.runtime import size_term
 
 SCHEMA_VERSION = 4
 READS = (1, 2, 3, 4)
@@ -186,6 +185,16 @@ def costs_at(run, mode: str, strategy: str | None, where: str, sizes: str = "end
     timed = sorted(cells)
     chosen = {"all": timed, "ends": sorted({timed[0], timed[-1]}), "largest": timed[-1:]}[sizes]
     return tuple(_cell_cost(run, where, cells[n], n) for n in chosen)
+
+
+def size_term(work) -> tuple[str, str]:
+    """(symbol, what it is) of the size a workload is timed at: ("N", "the batch size"). Not in
+    the workload's runtime: its source is part of the gate's fingerprint (``gate_cache``)."""
+    what = work.size_label.removesuffix(f" {work.size_symbol}")
+    if work.size_unit and work.size_unit in what:  # "weight elements", in elements
+        return work.size_symbol, f"the number of {what}"
+    unit = f", in {work.size_unit}" if work.size_unit else ""
+    return work.size_symbol, f"the {what}{unit}"
 
 
 def _cell_cost(run, where: str, cell, n: int) -> Cost:

@@ -13,8 +13,8 @@ import re
 from pathlib import Path
 
 from bench.core.schema import KINDS, MEANINGS, Kind, Status
+from bench.decide.decisions import size_term
 from bench.measured.modes import MODES
-from bench.measured.workloads.runtime import size_term
 
 ORIGINAL_REPORT = (
     "on CPU, a MindSpore 2.5 user's `self.limit.set_data(...)` inside "

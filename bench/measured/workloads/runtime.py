@@ -144,12 +144,3 @@ class Runtime:
             np.allclose(np.asarray(final[k]).reshape(-1), np.asarray(v).reshape(-1), 1e-4, 1e-5)
             for k, v in want.items()
         )
-
-
-def size_term(work) -> tuple[str, str]:
-    """(symbol, what it is) of the size a workload is timed at: ("N", "the batch size")."""
-    what = work.size_label.removesuffix(f" {work.size_symbol}")
-    if work.size_unit and work.size_unit in what:  # "weight elements", in elements
-        return work.size_symbol, f"the number of {what}"
-    unit = f", in {work.size_unit}" if work.size_unit else ""
-    return work.size_symbol, f"the {what}{unit}"

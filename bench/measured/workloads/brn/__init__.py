@@ -75,7 +75,7 @@ UPDATES = (
 
 
 class BatchRenormalization(BRNRuntime, Workload):
-    state_kind = "small"  # the kind of state its answer is for (bench.decide.answer.KINDS)
+    state_kind = "small"  # the kind of state its answer is for (bench.report.answer.KINDS)
     title = "Batch Renormalization (moving mean and variance, r_max and d_max written every step)"
     batch_sizes = (1, 8, 64, 256, 1024)
     reserved = frozenset(

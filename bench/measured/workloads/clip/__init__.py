@@ -103,7 +103,7 @@ BASE_SHAPE = {"write": "helper", "read": "param", "order": "after", "new": "arg"
 
 
 class Clip(ClipRuntime, Workload):
-    state_kind = "small"  # the kind of state its answer is for (bench.decide.answer.KINDS)
+    state_kind = "small"  # the kind of state its answer is for (bench.report.answer.KINDS)
     title = (
         "the adaptive-clip cell of the original report (clip to [-limit, limit], then "
         "limit = min(limit + 1e-4 * N, 3.0))"

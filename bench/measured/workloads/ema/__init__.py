@@ -31,7 +31,7 @@ WRITE = Dimension(
 
 
 class EMAWorkload(EMARuntime, Workload):
-    state_kind = "elementwise"  # the kind of state its answer is for (bench.decide.answer.KINDS)
+    state_kind = "elementwise"  # the kind of state its answer is for (bench.report.answer.KINDS)
     title = (
         "an EMA of the weights of a two-layer network trained by SGD: ema = 0.9 ema + 0.1 w for "
         "every weight, 1e4…1e7 elements"

@@ -41,7 +41,7 @@ WRITE = Dimension(
 
 
 class KVCacheWorkload(KVCacheRuntime, Workload):
-    state_kind = "rows"  # the kind of state its answer is for (bench.decide.answer.KINDS)
+    state_kind = "rows"  # the kind of state its answer is for (bench.report.answer.KINDS)
     title = "a KV cache: one row of a (1, 4, T, 64) float32 cache written per step, T = 128…8192"
     floor_kernel = "copy"
     batch_sizes = (128, 512, 2048, 8192)
