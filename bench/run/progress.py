@@ -125,6 +125,8 @@ class Progress:
         self.expected_starts: dict[tuple[str, str], int] = {}  # and the processes they start
         self.parallel = parallel or {}
         self.open: dict[object, tuple[str, str, float, float]] = {}  # phase, mode, start, units
+        self.in_items: dict[object, float] = {}  # a process's seconds inside its items so far
+        self.outside: dict[str, list[float]] = {}  # per phase: each ended process's rest
 
     def plan(self, phase: str, mode: str, items: float, processes: int = 1) -> None:
         """Announce ``items`` more units of a phase (the ETA counts them from now on)."""
@@ -161,7 +163,21 @@ class Progress:
         each report a record, and the race is one item)."""
         if who in self.open:
             phase, mode, at, units = self.open.pop(who)
-            self.finished(phase, mode, time.monotonic() - at, units)
+            seconds = time.monotonic() - at
+            self.finished(phase, mode, seconds, units)
+            self.in_items[who] = self.in_items.get(who, 0.0) + seconds
+
+    def process_ended(self, who, phase: str, seconds: float) -> None:
+        """``who``'s process ran ``seconds`` in all: what its items did not take (its start,
+        the gaps between its items, its end) is what the next processes' starts will cost."""
+        rest = max(0.0, seconds - self.in_items.pop(who, 0.0))
+        self.outside.setdefault(phase, []).append(rest)
+
+    def start_cost(self, phase: str) -> float:
+        """Seconds a process costs outside its items: the mean of the ended ones, else the
+        model's (a small run's processes cost more than their items' rates say)."""
+        seen = self.outside.get(phase)
+        return sum(seen) / len(seen) if seen else self.process_start
 
     def process_started(self, phase: str) -> None:
         self.processes[phase] = max(0, self.processes.get(phase, 0) - 1)
@@ -195,9 +211,9 @@ class Progress:
             remaining = max(0, remaining) + self.expected.get(key, 0)
             left += remaining * self.rate(key) / self.parallel.get(key[0], 1)
         for phase, n in self.processes.items():
-            left += n * self.process_start / self.parallel.get(phase, 1)
+            left += n * self.start_cost(phase) / self.parallel.get(phase, 1)
         for (phase, _), n in self.expected_starts.items():
-            left += n * self.process_start / self.parallel.get(phase, 1)
+            left += n * self.start_cost(phase) / self.parallel.get(phase, 1)
         return left
 
     def line(self, text: str) -> None:

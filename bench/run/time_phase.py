@@ -337,7 +337,9 @@ def _time_job(ctx: RunContext, job: Job) -> None:
         saved = salvage(this.out, how)
         return {i.key for i in this.items if i.test_id(this.mode) in saved}
 
+    began = time.monotonic()
     failures = ctx.supervisor.run(job, f"time-{Path(job.out).stem}", handle, kept=kept)
+    ctx.progress.process_ended(job.out, "time", time.monotonic() - began)
     if failures:
         stub = {
             "suite": {

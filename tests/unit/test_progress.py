@@ -227,3 +227,22 @@ def test_when_a_modes_stage_zero_ends_its_next_stage_replaces_the_guess(monkeypa
     assert p.expected_starts[("time", "graph")] == 1
     ended(jobs[3])  # timed as a distribution: no later stage to learn
     assert asked == [("jit_ast",), ("graph",)]
+
+
+def test_what_a_process_spends_outside_its_items_prices_the_next_starts(clock):
+    """A two-strategy run's processes each spent seconds outside their races (start, the gaps
+    between races, the end), more than the model's start: the ETA ran at 0.6 of the time left.
+    Once a process has ended, the others' starts cost what its rest did."""
+    p = Progress(out=lambda _: None)
+    p.plan("time", "graph", 2, processes=2)
+    p.process_started("time")
+    assert p.start_cost("time") == PROCESS_START
+    p.item_started("job", "time", "graph")
+    clock[0] += 3.0
+    p.item_recorded("job")
+    p.process_ended("job", "time", 3.0 + 5.0)  # 5 s outside its one item
+    assert p.start_cost("time") == pytest.approx(5.0)
+    assert p.eta() == pytest.approx(1 * 3.0 + 1 * 5.0)  # one item, one process to start
+    p.process_ended("other", "time", 1.0)  # a process with no item: all of it was its rest
+    assert p.start_cost("time") == pytest.approx(3.0)
+    assert p.start_cost("gate") == PROCESS_START  # another phase: the model's
