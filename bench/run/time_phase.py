@@ -124,9 +124,10 @@ LATER_DEFAULT = 0.5
 LATER_MEMBER = 1.3
 
 
-def units(item: Item) -> int:
-    """An item's work for the ETA: a race's members, else one."""
-    return len(item.members) or 1
+def units(item: Item, stage: int = 0) -> float:
+    """An item's work for the ETA: a race's members, else one; a later stage's member counts
+    as ``LATER_MEMBER`` (more rounds)."""
+    return (len(item.members) or 1) * (LATER_MEMBER if stage else 1)
 
 
 def expect_timing(ctx: RunContext, gated=None) -> None:
@@ -204,7 +205,7 @@ def later_stage(
         mine = _jobs(ctx, mode, process, stage, todo)
         for job in mine:
             jobs.append(job)
-            ctx.progress.plan("time", mode, sum(units(c) for c in job.items), 1)
+            ctx.progress.plan("time", mode, sum(units(c, stage) for c in job.items), 1)
         if mine:
             ctx.progress.line(f"time {mode}: stage {stage}: {len(todo)} races still open")
     if not jobs:
@@ -267,7 +268,7 @@ def _expect_later(ctx: RunContext, mode: str, cells: dict[str, list[Item]], cand
     races = todo.get(mode, [])
     if races:
         starts = len(races) if ctx.mode(mode).race_per_process else 1
-        ctx.progress.expect("time", mode, LATER_MEMBER * sum(units(c) for c in races), starts)
+        ctx.progress.expect("time", mode, sum(units(c, 1) for c in races), starts)
 
 
 def _needed(m: analysis.ModeAnalysis, cell: analysis.Cell) -> float:
@@ -320,7 +321,7 @@ def short_of(ctx: RunContext, cells: dict[str, list[Item]]) -> dict:
 
 def _time_job(ctx: RunContext, job: Job) -> None:
     ctx.progress.process_started("time")
-    work = {i.key: units(i) for i in job.items}
+    work = {i.key: units(i, job.stage) for i in job.items}
 
     def handle(event):
         if event["event"] == "start":

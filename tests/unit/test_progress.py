@@ -87,6 +87,8 @@ def test_the_time_phase_plans_a_race_by_its_members():
     member = Member("s", "x", "p", "", "update", "control/base", "q")
     race = Item("race", "race", "", "", members=(member,) * 7)
     assert time_phase.units(race) == 7
+    # a later stage's member runs more rounds: it counts as more of a stage-0 one
+    assert time_phase.units(race, stage=1) == pytest.approx(7 * time_phase.LATER_MEMBER)
     assert time_phase.units(Item("s", "x", "p", "")) == 1
 
 
