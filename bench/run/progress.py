@@ -20,9 +20,11 @@ import time
 from bench.measured.modes import GRAPH, JIT_AST, JIT_BYTECODE, PYNATIVE, PYNATIVE_BLOCKING
 
 # Seconds per unit, measured on this machine: gate (one variant, all its steps, compile
-# included), prepare (one calibration or screened shape), time (one member of a stage-0 race in
-# one process, from its process's first record to its last: the clip's 15 default runs of
-# 2026-12-06; a race's build, first call, warm-up and rounds).
+# included), prepare (one calibration or screened shape), time (one member of a race in one
+# process, as the progress line times a race: from its start to its first record; from the clip
+# runs' progress lines of 2026-12-06, about 40-80 s per mode and process of three races of about
+# 20 members). The rates a first-to-last record of each process gives (0.58-1.56 s) are not the
+# rates the run observes: with them the clip's ETA ran at 0.8 of the time left (2026-12-07).
 MODEL = {
     "gate": {
         GRAPH: 0.28,
@@ -39,18 +41,16 @@ MODEL = {
         JIT_BYTECODE: 0.6,
     },
     "time": {
-        GRAPH: 0.72,
-        PYNATIVE: 1.56,
-        PYNATIVE_BLOCKING: 0.58,
-        JIT_AST: 0.67,
-        JIT_BYTECODE: 0.75,
+        GRAPH: 0.8,
+        PYNATIVE: 1.3,
+        PYNATIVE_BLOCKING: 1.0,
+        JIT_AST: 0.8,
+        JIT_BYTECODE: 0.8,
     },
 }
-# A timing process's own start (importing MindSpore, pinning threads) and end: the time phase's
-# wall time less its processes' first-to-last record times, over its processes (clip 7655: 36 s
-# over 20; ema 9a15: 25 s over 15; two strategies 908c: 24 s over 17). 6 s before 2026-12-07
-# made a two-strategy run's first ETAs twice the time left.
-PROCESS_START = 1.8
+# A timing process's start (importing MindSpore, pinning threads, warming up) until one has
+# ended; then what the ended ones spent outside their races (``start_cost``).
+PROCESS_START = 6.0
 
 # A workload's member of a race against the clip's, per mode: seconds per member of the
 # stage-0 timing processes (first record to last) of the default runs of 2026-12-06 (clip 15
