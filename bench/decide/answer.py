@@ -114,11 +114,10 @@ NO_ANSWER, NONE_AS_FAST = "no_candidate", "none_as_fast"  # Reason.code: no answ
 @dataclass(frozen=True)
 class Reason:
     """Why an answer is not decided, as data (``decisions.json``'s ``reason``; its words are
-    ``templates/reason.md.j2``, ``templating.reason_words``): ``code`` one of ``OPEN`` (an
-    interval straddles the margin),
-    ``SLOWER_IN`` (slower than another candidate at some size of ``where``), ``NOT_TIMED_IN``
-    (correct, not timed in ``where``), ``NO_ANSWER`` / ``NONE_AS_FAST`` (why there is no
-    answer), or "" (no reason in a few words); ``rivals``: (strategy, workload) the fastest
+    ``templates/reason.md.j2``, ``templating.reason_words``): ``code`` one of ``OPEN`` (an interval
+    straddles the margin), ``SLOWER_IN`` (slower than another candidate at some size of ``where``),
+    ``NOT_TIMED_IN`` (correct, not timed in ``where``), ``NO_ANSWER`` / ``NONE_AS_FAST`` (why there
+    is no answer), or "" (no reason in a few words); ``rivals``: (strategy, workload) the fastest
     candidate it is not told apart from; ``deprecated``: its API is, and no current API is
     correct."""
 
@@ -128,8 +127,10 @@ class Reason:
     deprecated: bool = False
 
 
-def _distribution(mode: str) -> bool:
-    """A mode timed as a distribution (PYNATIVE as users run it) is not raced to a decision."""
+def distribution(mode: str) -> bool:
+    """Whether a mode's step times are a distribution (PYNATIVE as users run it: queue drains):
+    it is not raced to a decision, and its pages show the rounds' quartiles beside the
+    interval."""
     return mode in MODES and MODES[mode].distribution
 
 
@@ -320,7 +321,7 @@ def excess_bound(run: RunData, mode: str, strategy: str) -> Bound | None:
     as a distribution is not raced to a decision and has none."""
     st = standings(run, mode).get(strategy)
     m = run.analysis.get(mode)
-    if st is None or m is None or not st.comparisons or _distribution(mode):
+    if st is None or m is None or not st.comparisons or distribution(mode):
         return None
     n = max(st.comparisons)
     comp, cell = st.comparisons[n], m.candidates.get(strategy, {}).get(n)
@@ -337,7 +338,7 @@ def resolution(run: RunData, mode: str) -> float | None:
     of its candidates at every size (a difference within about one half-width of the margin
     stays undetermined); None without one."""
     m = run.analysis.get(mode)
-    if m is None or _distribution(mode):
+    if m is None or distribution(mode):
         return None
     widths = []
     for s, st in standings(run, mode).items():

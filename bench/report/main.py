@@ -189,11 +189,8 @@ def _write_releases(folder: Path) -> None:
     them (a new pin left it stale until ``nox -s releases`` ran)."""
     from bench.report import releases
 
-    problems: list[str] = []
     if folder.is_dir():
-        by_workload = releases.load_releases(folder, (), problems)
-        if by_workload:
-            write_text_atomic(folder.with_suffix(".md"), releases.render(by_workload, problems))
+        releases.write(folder)
 
 
 def _checked(run_dir: Path, workload: str | None) -> load.RunData:

@@ -1,7 +1,6 @@
-"""How the answer reads: the code a user writes for a strategy in a workload, and what it adds
-as a user reads it (the one phrasing module: every page, table and README block says a cost
-through ``cost`` / ``cost_words`` (over a ``decisions.Cost``), in code or in the templates'
-filters; ``tests/unit/test_phrasing.py`` holds their table).
+"""How the answer reads: what a write adds as a user reads it (the one phrasing module: every page,
+table and README block says a cost through ``cost`` / ``cost_words`` (over a ``decisions.Cost``), in
+code or in the templates' filters; ``tests/unit/test_phrasing.py`` holds their table).
 
 - An interval that contains 0: "no detectable cost: ≤ +x µs, y % of a z step (97.5 % bound)",
   against the step without the write: the upper end of the 95 % interval, a one-sided 97.5 %
@@ -20,8 +19,7 @@ from __future__ import annotations
 import math
 
 from bench.core import fmt
-from bench.decide.answer import NOT_TIMED
-from bench.measured.modes import MODES
+from bench.decide.answer import NOT_TIMED, distribution
 
 NOT_MEASURED = "not measured"
 NO_COST = "no detectable cost"  # the 95 % interval of the added time contains 0
@@ -101,12 +99,6 @@ def quartiles(q1_s: float, q2_s: float, q3_s: float, rounds: int) -> str:
         f"{ROUNDS_QUARTILES} {fmt.signed(q1_s)} … {fmt.signed(q3_s)} "
         f"(median {fmt.signed(q2_s)}, {rounds} rounds)"
     )
-
-
-def distribution(mode: str) -> bool:
-    """Whether a mode's step times are a distribution (PYNATIVE as users run it: queue drains),
-    so its pages show the rounds' quartiles beside the interval."""
-    return mode in MODES and MODES[mode].distribution
 
 
 def cost_words(c, mode: str, why: bool = False) -> str:

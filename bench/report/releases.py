@@ -218,23 +218,32 @@ def render(by_workload: dict, problems: list) -> str:
     return "\n".join(out) + "\n"
 
 
+def write(folder: Path, extra=(), out: Path | None = None) -> dict:
+    """The release runs under ``folder`` (and the run folders ``extra``), their page written to
+    ``out`` (default FOLDER.md, ``results/releases.md``); {} and nothing written when there are
+    none."""
+    problems: list[str] = []
+    runs = load_releases(folder, extra, problems)
+    if runs:
+        write_text_atomic(out or folder.with_suffix(".md"), render(runs, problems))
+    return runs
+
+
 def main(argv=None) -> int:
     p = OneLineParser(prog="python -m bench.report.releases", description=__doc__.splitlines()[0])
     p.add_argument("folder", type=Path, help="e.g. results/releases")
     p.add_argument("--out", type=Path, help="default: FOLDER.md (results/releases.md)")
     p.add_argument("--run", action="append", default=[], type=Path, metavar="RUN_DIR",
                    help="also use this run folder (its MindSpore version wins)")  # fmt: skip
-    problems: list[str] = []
     try:
         args = p.parse_args(sys.argv[1:] if argv is None else argv)
-        runs = load_releases(args.folder, args.run, problems)
+        runs = write(args.folder, args.run, args.out)
         if not runs:
             raise UsageError(f"no runs under {str(args.folder)!r}/<version>/raw")
     except (UsageError, PinError) as err:
         print(f"releases: error: {err}", file=sys.stderr)
         return 2
     out = args.out or args.folder.with_suffix(".md")
-    write_text_atomic(out, render(runs, problems))
     versions = sorted({v for r in runs.values() for v in r}, key=version_key)
     print(f"releases: wrote {out} ({len(versions)} releases: {', '.join(versions)})")
     return 0

@@ -65,6 +65,11 @@ def _jobs(ctx: RunContext, mode: str, process: int, stage: int, items: list[Item
     return out
 
 
+def _processes(ctx: RunContext, mode: str, races: int) -> int:
+    """How many processes ``_jobs`` starts for ``races`` races of ``mode`` (for the ETA)."""
+    return races if ctx.mode(mode).race_per_process else min(races, 1)
+
+
 def _run_jobs(ctx: RunContext, jobs: list[Job], ended=None) -> None:
     """Concurrent only where measured harmless (or asked for): a mode's two processes.
     ``ended(job)``, if given, is called as each job ends."""
@@ -147,9 +152,7 @@ def expect_timing(ctx: RunContext, gated=None) -> None:
         share = LATER.get(ctx.plan.workload, LATER_DEFAULT)
         later = share if precision.stages and not ctx.mode(mode).distribution else 0
         sizes = len(ctx.plan.batch_sizes)
-        starts = (precision.processes + (later > 0)) * (
-            sizes if ctx.mode(mode).race_per_process else 1
-        )
+        starts = (precision.processes + (later > 0)) * _processes(ctx, mode, sizes)
         ctx.progress.expect("time", mode, members * sizes * (precision.processes + later), starts)
 
 
@@ -162,7 +165,7 @@ def _plan_stage_zero(ctx: RunContext, cells: dict[str, list[Item]]) -> None:
         for mode, items in cells.items():
             todo = _unrecorded(ctx, mode, process, items)
             if todo:
-                starts = len(todo) if ctx.mode(mode).race_per_process else 1
+                starts = _processes(ctx, mode, len(todo))
                 ctx.progress.plan("time", mode, sum(units(c) for c in todo), starts)
     share = LATER.get(ctx.plan.workload, LATER_DEFAULT)
     for mode, items in cells.items():  # a later stage: about half a process's work
@@ -267,7 +270,7 @@ def _expect_later(ctx: RunContext, mode: str, cells: dict[str, list[Item]], cand
     ctx.progress.settle("time", mode)
     races = todo.get(mode, [])
     if races:
-        starts = len(races) if ctx.mode(mode).race_per_process else 1
+        starts = _processes(ctx, mode, len(races))
         ctx.progress.expect("time", mode, sum(units(c, 1) for c in races), starts)
 
 
