@@ -1,7 +1,8 @@
 """The costs issue's checks on the committed references (issue 27), printed, not asserted:
 
 1. A/A coverage per mode: of the A/A cells (the base twin against a second copy of itself), how
-   many 95 % intervals contain 1 (``bench.report.costs.aa_coverage``, what the summary prints).
+   many 95 % intervals contain 1 (``bench.decide.calibration.aa_coverage``, what the summary
+   prints).
 2. No answer slower than another correct candidate: for each kind of state, mode and workload,
    the answer against every other candidate there (documented for the CPU, code a page can
    print, correct in every in-scope shape: timed, not silently wrong), head to head on the whole
@@ -24,9 +25,9 @@ from pathlib import Path
 
 from bench.core import pins
 from bench.core.cellstats import SLOWER
-from bench.decide import answer, load
+from bench.decide import answer, calibration, load
 from bench.measured.modes import label
-from bench.report import costs, readme
+from bench.report import readme
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 WORKLOADS = ("clip", "brn", "kvcache", "ema")
@@ -45,7 +46,7 @@ def aa_coverage(found: dict) -> None:
     print("## A/A coverage (95 % intervals containing 1)")
     total = inside = 0
     for w, run in found.items():
-        for mode, (ok, cells) in costs.aa_coverage(run).items():
+        for mode, (ok, cells) in calibration.aa_coverage(run).items():
             procs = sorted({c.processes for c in run.analysis[mode].of_role("aa")})
             print(f"- {w} {mode}: {ok}/{cells} (processes: {procs})")
             total, inside = total + cells, inside + ok

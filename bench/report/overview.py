@@ -12,7 +12,7 @@ from pathlib import Path
 from bench.causes import causes, findings
 from bench.core import fmt, paths
 from bench.core.schema import NETWORK_ONLY, SECOND_ONLY, THIRD_ONLY, Status
-from bench.decide import answer, between_runs
+from bench.decide import answer, between_runs, calibration
 from bench.decide.load import RunData, load
 from bench.measured import workloads
 from bench.measured.modes import MODE_NAMES, MODES, label
@@ -69,7 +69,7 @@ def _calibration(runs) -> list[str]:
     cover, spread = [], []
     for mode in _modes(runs):
         mine = {w: r for w, r in runs.items() if mode in r.modes}
-        found = {w: costs.aa_coverage(r).get(mode, (0, 0)) for w, r in mine.items()}
+        found = {w: calibration.aa_coverage(r).get(mode, (0, 0)) for w, r in mine.items()}
         inside, total = (sum(x[i] for x in found.values()) for i in (0, 1))
         share = f"{inside}/{total} ({inside / total:.0%})" if total else "no A/A cell"
         cells = []
@@ -78,7 +78,7 @@ def _calibration(runs) -> list[str]:
                 cells.append("–")
                 continue
             cell = f"{found[w][0]}/{found[w][1]}"
-            sizes = costs.undetermined_sizes(r, mode)
+            sizes = calibration.undetermined_sizes(r, mode)
             if sizes:
                 at = ", ".join(f"{r.symbol}={n}" for n in sizes)
                 cell += f"; decisions undetermined at {at}"
@@ -93,7 +93,7 @@ def _calibration(runs) -> list[str]:
         "",
         "*A/A* cells time the base twin against a second copy of itself, so their true ratio is "
         "1: about 95 % of their 95 % intervals should contain it (target: at least "
-        f"{costs.AA_TARGET:.0%}). A size whose A/A interval lies wholly outside ± the margin "
+        f"{calibration.AA_TARGET:.0%}). A size whose A/A interval lies wholly outside ± the margin "
         "turns every decision of that mode at that size undetermined.",
         "",
         *fmt.table(["mode", "A/A intervals containing 1, all workloads", *names], cover),

@@ -417,7 +417,7 @@ def cost_vs_size(run, rows, mode: str, path: Path) -> Path | None:
 
 def write_all(run, plots_dir: Path, answers: dict) -> list[Path]:
     """Every plot of one workload's report; ``answers``: {mode: the answer's strategy}."""
-    from bench.report.costs import floors
+    from bench.decide.calibration import floors
 
     plots_dir = Path(plots_dir)
     out = [support(run, plots_dir / "support.png")]

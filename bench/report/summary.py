@@ -335,7 +335,7 @@ def render(
     sym, size = words.size_term(run.work)
     sections = (
         ("Twins checked", costs.twins(run)),
-        ("Calibration (A/A)", costs.calibration(run)),
+        ("Calibration (A/A)", costs.calibration_table(run)),
         ("Against the memory-bandwidth floor", costs.big_state(run)),
         ("Layout", costs.layout(run)),
         ("Shape screen", costs.screen(run)),

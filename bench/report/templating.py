@@ -164,11 +164,23 @@ def env() -> Environment:
         crossover_text=_crossover_text,
         md_table=_md_table,
         code=lambda name: f"`{name}`",
+        sized=lambda sizes, symbol: ", ".join(f"{symbol}={n}" for n in sizes),
         stem=lambda path: Path(path).stem,
     )
+    from bench.decide.calibration import AA_TARGET
     from bench.report import phrases
+    from bench.run.select import ALPHA, TIE
 
-    e.globals["queue_drain"] = phrases.QUEUE_DRAIN[0].upper() + phrases.QUEUE_DRAIN[1:]
+    e.globals.update(
+        queue_drain=phrases.QUEUE_DRAIN[0].upper() + phrases.QUEUE_DRAIN[1:],
+        rounds_quartiles=phrases.ROUNDS_QUARTILES,
+        quartile_rounds=phrases.QUARTILE_ROUNDS,
+        faster_than_without=phrases.FASTER_THAN_WITHOUT,
+        why_faster=phrases.WHY_FASTER,
+        aa_target=AA_TARGET,
+        tie=TIE,
+        alpha=ALPHA,
+    )
     return e
 
 

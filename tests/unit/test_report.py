@@ -638,11 +638,11 @@ def test_a_run_page_says_what_ran_not_what_was_planned(run):
 
 
 def test_aa_coverage_counts_intervals_containing_one():
-    from bench.report import costs
+    from bench.decide import calibration
 
     nan = float("nan")
-    assert costs.contains_one([(0.99, 1.01), (1.0, 1.2), (1.01, 1.05), (nan, nan)]) == (2, 4)
-    assert costs.contains_one([]) == (0, 0)
+    assert calibration.contains_one([(0.99, 1.01), (1.0, 1.2), (1.01, 1.05), (nan, nan)]) == (2, 4)
+    assert calibration.contains_one([]) == (0, 0)
 
 
 def test_calibration_never_prints_zero_for_a_spread_it_cannot_estimate(run):
@@ -651,21 +651,23 @@ def test_calibration_never_prints_zero_for_a_spread_it_cannot_estimate(run):
 
     for m in run.analysis.values():
         m.heterogeneity = cellstats.Heterogeneity(0.0, 0.0, 0, 0)
-    text = "\n".join(costs.calibration(run))
+    text = costs.calibration_table(run)
     assert "not estimable" in text and "0.0 %" not in text
     assert "flags" not in text and "undetermined" in text  # a bias decides, it does not flag
 
 
 def test_a_biased_size_turns_decisions_undetermined_where_they_are_shown(run, monkeypatch):
     from bench.core import analysis
+    from bench.measured.modes import label
     from bench.report import costs
 
     mode = next(m for m in run.modes if run.analysis[m].aa)
     size = sorted(run.analysis[mode].aa)[0]
     monkeypatch.setattr(analysis.ModeAnalysis, "aa_flagged", lambda self: [size])
-    note = "\n".join(costs.biased_note(run, mode))
-    assert f"{run.symbol}={size}" in note and "undetermined" in note
-    assert f"decisions undetermined at {run.symbol}={size}" in "\n".join(costs.calibration(run))
+    shown = costs.per_mode(run).split("### ")
+    note = next(part for part in shown if part.startswith(label(mode) + "\n"))
+    assert f"*At {run.symbol}={size} the A/A interval" in note and "is undetermined.*" in note
+    assert f"decisions undetermined at {run.symbol}={size}" in costs.calibration_table(run)
 
 
 def test_results_csv_blanks_the_added_time_against_an_invalid_twin(run, monkeypatch):

@@ -108,8 +108,37 @@ def test_a_workload_page_has_one_golden_rendering(problems):
         workloads=("clip", "brn"), margin="2 % of the step, at least 5 µs", symbol="N",
         size="the batch size", answer_lines=_workload_answer().split("\n"),
         by_kind=["| mode |", ""], intent=[], entries=[entry] if problems else [],
-        support=["| s |", ""], per_mode=["### GRAPH_MODE", "", "| c |", ""],
-        sections=(("Twins checked", ["t", ""]), ("Layout", [])), errors=["none", ""],
+        support=["| s |", ""], per_mode="### GRAPH_MODE\n\n| c |\n\n",
+        sections=(("Twins checked", "t\n\n"), ("Layout", "")), errors=["none", ""],
         provenance=["| run |", ""], plots=["../../plots/brn/added.png"], problems=problems,
     )  # fmt: skip
     _check(f"workload{'_problems' if problems else ''}.md", text)
+
+
+def test_the_cost_sections_have_one_golden_rendering():
+    """Every macro of ``costs.md.j2`` with and without its cells: a distribution mode with a
+    biased size and a step faster than without the write, an eager one without either; an
+    invalid twin and none; the bandwidth floor's points."""
+    macros = templating.env().get_template("costs.md.j2").module
+    view = dict(head=["strategy (shape)", "N=1"], rows=[["`a` (`s`)", "x"]])
+    bw = {"repeats": 3, "llc_bytes": 2**25, "points": [
+        {"array_bytes": 2**26, "copy_GBs": 9.5, "triad_GBs": 10.1}]}  # fmt: skip
+    modes = [
+        dict(view, mode="pynative", dist=True, flagged=[1, 64], faster=True),
+        dict(view, mode="graph", dist=False, flagged=[], faster=False),
+        dict(view, mode="jit_ast", dist=False, flagged=[64], faster=False),
+    ]
+    parts = [
+        macros.per_mode(modes, "N"),
+        macros.twins([["GRAPH_MODE", "`t`", "slower than its subjects"]]),
+        macros.twins([]),
+        macros.calibration(["mode", "N=1"], [["GRAPH_MODE", "×1.00 [0.98, 1.02]"]], "2 %"),
+        macros.calibration(["mode"], [], "2 %"),
+        macros.big_state(bw, [dict(view, mode="graph")]),
+        macros.big_state(None, []),
+        macros.layout([dict(view, mode="graph")]),
+        macros.screen([["GRAPH_MODE", "`a`", "`s`", "the simplest read", "×1.01–×1.02"]]),
+        macros.first_call(["strategy", "GRAPH_MODE"], [["`a`", "1.2 s"]]),
+        macros.first_call(["strategy"], []),
+    ]
+    _check("costs.md", "<!-- next -->\n".join(map(str, parts)))
