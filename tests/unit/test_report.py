@@ -413,8 +413,6 @@ def test_the_releases_page_names_each_column_and_renders(tmp_path, monkeypatch):
 
 def test_a_workload_gated_on_one_release_claims_nothing_of_the_others(tmp_path, monkeypatch):
     """A workload with runs of some releases only says which, and shows no comparison row."""
-    from types import SimpleNamespace
-
     from bench.core import paths
     from bench.report import releases
 
@@ -426,12 +424,30 @@ def test_a_workload_gated_on_one_release_claims_nothing_of_the_others(tmp_path, 
     assert "Gated on MindSpore " in page and "not on" not in page
     assert "No verdict changed" not in page and "in every release" not in page
 
-    runs = {"2.10.0": SimpleNamespace(), "2.8.0": SimpleNamespace()}
-    every = ["2.7.2", "2.8.0", "2.9.0", "2.10.0"]
-    assert releases.gated_on(runs, every) == (
-        "Gated on MindSpore 2.8.0, 2.10.0; not on 2.7.2, 2.9.0 (no run of this workload)."
-    )
-    assert releases.gated_on(runs, ["2.8.0", "2.10.0"]) == "Gated on MindSpore 2.8.0, 2.10.0."
+
+def test_a_row_changes_when_its_verdicts_do_not_when_its_shapes_trade_places():
+    """``verdict_changes`` on hand-made verdicts: a new failure is a change; the same verdicts
+    on other shapes are not (the support-matrix cell says the same); a shape only one release
+    gated, and a release that did not run the strategy, change nothing."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from bench.causes.releases import verdict_changes
+
+    def run(rows):
+        cols = ["strategy", "shape", "mode", "status", "kind", "outcome"]
+        return SimpleNamespace(verdicts=pd.DataFrame([dict(zip(cols, r)) for r in rows]))
+
+    ok, stale = ("works", "", "works"), ("incorrect", "stale read", "incorrect: stale read")
+    old = run([("a", "s1", "graph", *ok), ("a", "s2", "graph", *stale),
+               ("b", "s1", "graph", *ok), ("c", "s1", "graph", *ok)])  # fmt: skip
+    new = run([("a", "s1", "graph", *stale), ("a", "s2", "graph", *ok),
+               ("b", "s1", "graph", *stale), ("b", "s9", "graph", *ok),
+               ("d", "s1", "graph", *ok)])  # fmt: skip
+    changed, total = verdict_changes({"2.8.0": old, "2.10.0": new})
+    assert total == 4 and [(s, m) for s, m, _ in changed] == [("b", "graph")]
+    assert changed[0][2][0]["shape"].tolist() == ["s1"] and len(changed[0][2][1]) == 1
 
 
 def test_a_finding_is_affected_cell_by_cell():
@@ -439,6 +455,7 @@ def test_a_finding_is_affected_cell_by_cell():
 
     import pandas as pd
 
+    from bench.causes import releases as data
     from bench.report import releases
 
     entry = SimpleNamespace(
@@ -456,16 +473,16 @@ def test_a_finding_is_affected_cell_by_cell():
         return SimpleNamespace(verdicts=pd.DataFrame(rows))
 
     every = {(s, sh): "incorrect: write dropped" for s in "ab" for sh in ("s1", "s2")}
-    assert releases.affected(entry, run(every)) == (0, 4)  # "at every call" is its own entry
+    assert data.affected(entry, run(every)) == (0, 4)  # "at every call" is its own entry
     entry.outcome = "incorrect: write dropped at every call"
-    assert releases.affected(entry, run(every)) == (4, 4)
+    assert data.affected(entry, run(every)) == (4, 4)
     some = {**every, ("a", "s1"): "works", ("b", "s2"): "works"}
-    assert releases.affected(entry, run(some)) == (2, 4)
+    assert data.affected(entry, run(some)) == (2, 4)
     assert releases.affected_text(2, 4) == "partly (2 of 4)"
     assert releases.affected_text(0, 0) == "not gated"
     # an entry that lists its own failing cells is checked on those, not on every pairing
     entry.cells = [("a", "s2", "graph"), ("b", "s1", "graph")]
-    assert releases.affected(entry, run(some)) == (2, 2)
+    assert data.affected(entry, run(some)) == (2, 2)
 
 
 def test_a_first_call_failure_is_another_entry_than_one_at_every_call():
