@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from bench.causes import inline, standalone
+from bench.causes import causes, findings, inline, standalone
 from bench.core import paths
 from bench.core.io import remove, write_text_atomic
 from bench.core.rundir import parse_verdict_name, verdict_name
@@ -114,6 +114,30 @@ def write(run: RunData, rows: list[dict], out_dir: Path) -> dict:
         write_text_atomic(out_dir / script_name(*key), body)
         links[key] = f"{out_dir.name}/{script_name(*key)}"
     return links
+
+
+def repro_rows(run: RunData, splits=None) -> list[dict]:
+    """The verdict rows whose scripts the findings link to (each entry's example and pair, and
+    the example of each part a split cause takes of it: ``causes.parts``; ``splits``: default
+    the committed ones)."""
+    v = run.verdicts
+    rows = []
+    splits = causes.read_splits() if splits is None else splits
+    apis = causes.apis_of([run])
+    for whole in findings.entries(run):
+        keys = []
+        for e, _ in [(whole, False), *causes.parts(whole, apis, splits)]:
+            key = (e.example.get("strategy"), e.example.get("shape"), e.example.get("mode"))
+            if key not in keys:
+                keys.append(key)
+        e = whole
+        if e.pair:
+            keys += [(e.pair[0], e.pair[2], e.pair[1]), (e.pair[0], e.pair[3], e.pair[1])]
+        for s, shape, mode in keys:
+            hit = v[(v.strategy == s) & (v["shape"] == shape) & (v["mode"] == mode)]
+            if len(hit):
+                rows.append(hit.iloc[0].to_dict())
+    return rows
 
 
 def main(argv=None) -> int:

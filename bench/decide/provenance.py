@@ -238,6 +238,26 @@ def stands_for(run, pinned_id: str | None, default=None) -> Stands:
     return Stands(run.workload, run_id, False, tuple(found))
 
 
+def reference_runs(results: Path = paths.RESULTS_DIR) -> dict:
+    """{workload: RunData} of the pinned reference of each workload (``results/references.json``
+    of the results folder ``results``, else the committed one): README's and the check tool's
+    answers stand on these, whatever runs a user made since."""
+    from bench.decide.load import load
+    from bench.measured import workloads
+
+    root = pins.in_force(results)
+    found = pins.references(root, list(workloads.WORKLOADS))
+    return {name: load(run) for name, run in found.items()}
+
+
+def page_runs(results: Path = paths.RESULTS_DIR) -> dict:
+    """{workload: RunData} of the runs the committed pages stand on (``results/pages.json``:
+    a run published in place of a reference, else the pinned reference)."""
+    from bench.decide.load import load
+
+    return {w: load(r) for w, r in current_runs(results).items()}
+
+
 __all__ = [
     "Regated",
     "Stands",
@@ -245,8 +265,10 @@ __all__ = [
     "default_plan",
     "lacks",
     "notice",
+    "page_runs",
     "pages_json",
     "read_pages",
+    "reference_runs",
     "regated",
     "regated_lines",
     "run_regated",

@@ -63,7 +63,7 @@ def kind_answers(run, results: Path, others: dict | None = None, publish: bool =
     folder ``results`` belongs to), as README and results/summary.md decide it."""
     kind = answer.kind_of(run.work)
     if others is None:
-        others = overview.reference_runs(Path(results).parent)
+        others = provenance.reference_runs(Path(results).parent)
     mine = {w: r for w, r in others.items() if answer.kind_of(r.work) == kind}
     mine[run.workload] = run
     mine = {w: mine[w] for w in workloads.WORKLOADS if w in mine}
@@ -109,7 +109,7 @@ def write(
     # one row per verdict; each step's outcome (``steps``, most of the bytes) stays in the run
     verdicts = run.verdicts.drop(columns=["dims", "steps"])
     write_text_atomic(here / "verdicts.csv", verdicts.to_csv(index=False))
-    links = repro.write(run, overview.repro_rows(run), here / "repros")
+    links = repro.write(run, repro.repro_rows(run), here / "repros")
     images = plots.write_all(run, plots_dir, picks(kind))
     write_text_atomic(here / "shapes.md", shapes_page.shapes_page(run, links))
     title = f"Updating a MindSpore Parameter: {run.work.title}"
@@ -161,7 +161,7 @@ def write_overview(
                 r["shape"],
                 r["mode"],
             ): f"repros/{repro.script_name(r['strategy'], r['shape'], r['mode'])}"
-            for r in overview.repro_rows(run)
+            for r in repro.repro_rows(run)
             if io.exists(
                 results / w / "repros" / repro.script_name(r["strategy"], r["shape"], r["mode"])
             )

@@ -1,41 +1,22 @@
 """The pages across workloads: ``results/summary.md`` (the answer per mode that holds in every
 workload) and ``results/findings.md`` (every divergence of every workload), rendered from the
-runs each workload's pages stand on (``page_runs``; the pinned references: ``reference_runs``);
+runs each workload's pages stand on (``provenance.page_runs``; the pinned references:
+``provenance.reference_runs``);
 README's blocks are ``readme``."""
 
 from __future__ import annotations
 
 import math
 import re
-from pathlib import Path
 
 from bench.causes import causes, findings
-from bench.core import fmt, paths
+from bench.core import fmt
 from bench.core.schema import NETWORK_ONLY, SECOND_ONLY, THIRD_ONLY, Status
 from bench.decide import answer, between_runs, calibration
-from bench.decide.load import RunData, load
+from bench.decide.load import RunData
 from bench.measured import workloads
 from bench.measured.modes import MODE_NAMES, MODES, label
 from bench.report import costs, readme, words
-
-
-def reference_runs(results: Path = paths.RESULTS_DIR) -> dict[str, RunData]:
-    """{workload: RunData} of the pinned reference of each workload (``results/references.json``
-    of the results folder ``results``, else the committed one): README's and the check tool's
-    answers stand on these, whatever runs a user made since."""
-    from bench.core import pins
-
-    root = pins.in_force(results)
-    found = pins.references(root, list(workloads.WORKLOADS))
-    return {name: load(run) for name, run in found.items()}
-
-
-def page_runs(results: Path = paths.RESULTS_DIR) -> dict[str, RunData]:
-    """{workload: RunData} of the runs the committed pages stand on (``results/pages.json``:
-    a run published in place of a reference, else the pinned reference)."""
-    from bench.decide import provenance
-
-    return {w: load(r) for w, r in provenance.current_runs(results).items()}
 
 
 def _modes(runs: dict[str, RunData]) -> list[str]:
@@ -52,9 +33,11 @@ def summary_page(runs: dict[str, RunData], links: dict[str, str]) -> str:
         original_report=words.ORIGINAL_REPORT,
         answers=readme.answers_block(runs, readme.kind_answers(runs), results=""),
         kinds=_kinds(runs),
-        findings=_findings_list(runs),
+        entries=[(w, e) for w, run in runs.items() for e in findings.entries(run)],
         candidates=_candidates(runs),
+        names=list(runs),
         calibration=_calibration(runs),
+        between_runs=_between_runs(),
         workloads=[(workloads.get(w).title, p) for w, p in links.items()],
         provenance=_provenance(runs),
     )
@@ -63,9 +46,9 @@ def summary_page(runs: dict[str, RunData], links: dict[str, str]) -> str:
     return text + "\n## Glossary\n\n" + "\n".join(words.glossary(text, sizes)) + "\n"
 
 
-def _calibration(runs) -> list[str]:
+def _calibration(runs) -> tuple[list, list]:
     """Per mode: how many A/A 95 % intervals contain 1 (all workloads, then each), the sizes a
-    bias makes undetermined, and each workload's between-process spread (τ, Cochran's Q, p)."""
+    bias makes undetermined; and each workload's between-process spread (τ, Cochran's Q, p)."""
     cover, spread = [], []
     for mode in _modes(runs):
         mine = {w: r for w, r in runs.items() if mode in r.modes}
@@ -87,50 +70,23 @@ def _calibration(runs) -> list[str]:
         spread.append(
             [label(mode), *(costs.spread(r, mode) if w in mine else "–" for w, r in runs.items())]
         )
-    names = list(runs)
-    return [
-        "## How far the timings can be trusted",
-        "",
-        "*A/A* cells time the base twin against a second copy of itself, so their true ratio is "
-        "1: about 95 % of their 95 % intervals should contain it (target: at least "
-        f"{calibration.AA_TARGET:.0%}). A size whose A/A interval lies wholly outside ± the margin "
-        "turns every decision of that mode at that size undetermined.",
-        "",
-        *fmt.table(["mode", "A/A intervals containing 1, all workloads", *names], cover),
-        "The spread between processes, per mode and workload: τ is the between-process standard "
-        "deviation of a process's value around its cell's (Paule–Mandel, over every cell timed "
-        "in two processes). Cochran's Q and its p stand beside it: a small p means processes "
-        "disagree more than their rounds explain. Every interval is widened by τ.",
-        "",
-        *fmt.table(["mode", *names], spread),
-        *_between_runs(),
-    ]
+    return cover, spread
 
 
 KIND_OF_CELL = {"update": "a write's cost", "layout": "a layout twin"}  # between_runs.ROLES
 
 
-def _between_runs() -> list[str]:
+def _between_runs() -> list[list[str]]:
     """The variance between runs added to the costs (``between_runs``), from its file."""
-    found = between_runs.read()
-    if not found:
-        return []
-    rows = [
-        [label(m), KIND_OF_CELL.get(role, role), f"±{math.sqrt(t2):.1%}", f"{df:.0f}"]
-        for (m, role), (t2, df) in sorted(found.items(), key=lambda kv: MODE_NAMES.index(kv[0][0]))
-    ]
+    found = sorted(between_runs.read().items(), key=lambda kv: MODE_NAMES.index(kv[0][0]))
     return [
-        "",
-        "The spread between runs: τ between back-to-back runs of this machine, added to the "
-        "intervals of that kind of cell ([between_runs.json](between_runs.json), from the "
-        "pairs listed there). The comparisons between candidates are not widened: none was "
-        "contradicted between runs.",
-        "",
-        *fmt.table(["mode", "interval of", "τ between runs", "pairs"], rows),
+        [label(m), KIND_OF_CELL.get(role, role), f"±{math.sqrt(t2):.1%}", f"{df:.0f}"]
+        for (m, role), (t2, df) in found
     ]
 
 
-def _kinds(runs) -> list[str]:
+def _kinds(runs) -> tuple[list[str], list[list[str]]]:
+    """(the columns, per mode the count of strategy × shape cells of each verdict)."""
     seen = [k for run in runs.values() for k in run.verdicts.kind]
     cols = [Status.WORKS.label, *words.kind_columns(seen), Status.RAISES.label, "crashes", "hangs"]
     rows = []
@@ -149,93 +105,41 @@ def _kinds(runs) -> list[str]:
                 key = r.kind if r.status == Status.INCORRECT.value else r.label
                 counts[key] = counts.get(key, 0) + 1
         rows.append([label(mode), *(str(counts.get(c, 0)) for c in cols), str(total)])
-    return [
-        "Strategy × shape cells of the four workloads:",
-        "",
-        *fmt.table(["mode", *cols, "cells"], rows),
-    ]
+    return ["mode", *cols, "cells"], rows
 
 
-def _findings_list(runs) -> list[str]:
-    out = []
-    for w, run in runs.items():
-        for e in findings.entries(run):
-            out.append(
-                f"- {w}: [{e.title}](findings.md#{e.slug}) — "
-                f"{', '.join(map(label, e.modes))}" + (" (eager)" if e.eager else "")
-            )
-    if not out:
-        return []
-    return [
-        "Every divergence, with expected vs observed, a minimal pair and a reproduction "
-        "script, is an entry of [the findings](findings.md):",
-        "",
-        *out,
-        "",
-    ]
-
-
-def _candidates(runs) -> list[str]:
+def _candidates(runs) -> list[tuple[str, list]]:
+    """Per mode, each strategy's outcome in each workload and where it is documented."""
     out = []
     for mode in _modes(runs):
         said = {w: answer.outcomes(r, mode) for w, r in runs.items() if mode in r.modes}
         names = sorted({s for found in said.values() for s in found})
-        cols = list(said)
         facts = {s: f for r in runs.values() for s, f in r.manifest.strategies.items()}
         rows = [
             [
                 f"`{s}`",
-                *(said[w].get(s, answer.CANNOT) for w in cols),
+                *(said[w].get(s, answer.CANNOT) for w in said),
                 ", ".join(facts.get(s, {}).get("platforms", [])) or "not documented",
             ]
             for s in names
         ]
-        out += [f"**{label(mode)}**", "", *fmt.table(["strategy", *cols, "documented"], rows)]
+        out.append((mode, ["strategy", *said, "documented"], rows))
+    return out
+
+
+def _provenance(runs) -> list[list[str]]:
     return [
-        "Each strategy in each workload. Where it is correct in every shape the answer must hold "
-        "in: its cost against that workload's fastest candidate, by the margin (*fastest*, "
-        "*equivalent*, *faster*, *slower* or *undetermined*). Strategies that are not candidates "
-        "are compared too, so a faster undocumented API shows. Otherwise: the first shape where "
-        "it is not correct.",
-        "",
-        *out,
-    ]
-
-
-def _provenance(runs) -> list[str]:
-    rows = [
         [
             w,
             f"`{r.manifest.run_id}`",
             r.tier,
             f"`{fmt.command(r.manifest.command)}`",
             f"`{r.manifest.suite_commit or '?'}`",
-            f"{sum(r.manifest.phases.values()) / 60:.1f} min"
-            + (
-                f" ({len(r.manifest.invocations)} invocations: resumed after an interruption; "
-                "the phase cut short is not counted)"
-                if len(r.manifest.invocations) > 1
-                else ""
-            ),
+            f"{sum(r.manifest.phases.values()) / 60:.1f} min",
+            len(r.manifest.invocations),
             f"{r.load.get('max', 0):.2f}" if r.load else "–",
         ]
         for w, r in runs.items()
-    ]
-    return [
-        "## Where these numbers come from",
-        "",
-        *fmt.table(
-            [
-                "workload",
-                "run",
-                "tier",
-                "command",
-                "suite commit",
-                "wall time",
-                "others' CPU while timing (max)",
-            ],
-            rows,
-        ),
     ]
 
 
@@ -322,27 +226,3 @@ def observed(ex: dict) -> list[str]:
         head = head[: error.start()] + f"`{error.group(1)}: {message}`"
     where = f"`{ex.get('strategy')}` `{ex.get('shape')}` {label(ex.get('mode'))}"
     return [f"- **observed** in {where}: {head}", *(f"  - {part}" for part in states)]
-
-
-def repro_rows(run: RunData, splits=None) -> list[dict]:
-    """The verdict rows whose scripts the findings link to (each entry's example and pair, and
-    the example of each part a split cause takes of it: ``causes.parts``; ``splits``: default
-    the committed ones)."""
-    v = run.verdicts
-    rows = []
-    splits = causes.read_splits() if splits is None else splits
-    apis = causes.apis_of([run])
-    for whole in findings.entries(run):
-        keys = []
-        for e, _ in [(whole, False), *causes.parts(whole, apis, splits)]:
-            key = (e.example.get("strategy"), e.example.get("shape"), e.example.get("mode"))
-            if key not in keys:
-                keys.append(key)
-        e = whole
-        if e.pair:
-            keys += [(e.pair[0], e.pair[2], e.pair[1]), (e.pair[0], e.pair[3], e.pair[1])]
-        for s, shape, mode in keys:
-            hit = v[(v.strategy == s) & (v["shape"] == shape) & (v["mode"] == mode)]
-            if len(hit):
-                rows.append(hit.iloc[0].to_dict())
-    return rows

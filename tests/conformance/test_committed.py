@@ -121,9 +121,9 @@ def test_every_committed_report_is_what_its_raw_data_renders_to_today(tmp_path):
     shutil.copy(RESULTS_DIR / "pages.json", results / "pages.json")
     from bench.core import pins
     from bench.decide import provenance
-    from bench.report import main, overview, readme, releases
+    from bench.report import main, readme, releases
 
-    runs = overview.page_runs(results)  # the runs the committed pages stand on (pages.json)
+    runs = provenance.page_runs(results)  # the runs the committed pages stand on (pages.json)
     pinned = pins.read(results).references
     stands = {w: provenance.stands_for(r, pinned.get(w)) for w, r in runs.items()}
     for w, run in runs.items():
@@ -134,7 +134,7 @@ def test_every_committed_report_is_what_its_raw_data_renders_to_today(tmp_path):
         out = results / "releases.md"
         assert releases.main([str(RESULTS_DIR / "releases"), "--out", str(out)]) == 0
 
-    runs = overview.reference_runs(results)  # README: the pinned references
+    runs = provenance.reference_runs(results)  # README: the pinned references
     choices = readme.kind_answers(runs)
     text = (ROOT / "README.md").read_text()
     for name, lines in readme.blocks(runs, choices).items():

@@ -264,9 +264,10 @@ def _prose(text: str, page: str, workload: str, known: set[str]) -> list[Claim]:
 def _plot_claims() -> list[Claim]:
     """What the plots label and draw, from the functions that build them (``main.write`` passes
     each workload's plots its kind's answer; ``answer_figure`` draws ``answer_panels``)."""
-    from bench.report import main, overview, overview_plots, plots, readme
+    from bench.decide import provenance
+    from bench.report import main, overview_plots, plots, readme
 
-    runs = overview.page_runs(RESULTS)  # the runs the pages stand on (results/pages.json)
+    runs = provenance.page_runs(RESULTS)  # the runs the pages stand on (results/pages.json)
     out = []
     for w, run in runs.items():
         picks = main.picks(main.kind_answers(run, RESULTS / w, runs))

@@ -39,9 +39,10 @@ def test_every_number_block_is_what_the_committed_reports_render_to():
     """What lies between each pair of markers is the block the reference runs render to today
     (not merely that the markers exist): a hand edit or a stale block fails here."""
     from bench.core.paths import RESULTS_DIR
-    from bench.report import overview, readme
+    from bench.decide import provenance
+    from bench.report import readme
 
-    runs = overview.reference_runs(RESULTS_DIR)
+    runs = provenance.reference_runs(RESULTS_DIR)
     blocks = readme.blocks(runs, readme.kind_answers(runs))
     assert set(blocks) == {"first", "answers", "findings", "runs", "contract", "glossary"}
     for name, lines in blocks.items():

@@ -88,14 +88,21 @@ def test_the_findings_page_has_one_golden_rendering():
     _check("findings.md", text)
 
 
-def test_the_summary_page_has_one_golden_rendering():
+@pytest.mark.parametrize("more", [False, True])
+def test_the_summary_page_has_one_golden_rendering(more):
+    """Without findings, a spread between runs or a resumed run; then with each."""
+    entry = NS(title="write dropped", slug="brn-add", modes=["graph"], eager=True)
+    run = ["brn", "`r1`", "default", "`nox -s bench`", "`abc`", "9.5 min", 2 if more else 1, "1.2"]
     text = templating.render(
         "summary.md.j2", original_report="a `set_data` that fails", answers=["A1", "", "A2"],
-        kinds=["| k |", ""], findings=["- f", ""], candidates=["| c |", ""],
-        calibration=["## How far", "", "t"], workloads=[("the clip", "clip/summary.md")],
-        provenance=["## Provenance", "", "p"],
+        kinds=(["mode", "works", "cells"], [["GRAPH_MODE", "3", "4"]]),
+        entries=[("brn", entry)] if more else [],
+        candidates=[("graph", ["strategy", "brn", "documented"], [["`a`", "fastest", "CPU"]])],
+        names=["brn"], calibration=([["GRAPH_MODE", "9/10 (90%)", "9/10"]], [["GRAPH_MODE", "τ"]]),
+        between_runs=[["GRAPH_MODE", "a write's cost", "±1.0%", "3"]] if more else [],
+        workloads=[("the clip", "clip/summary.md")], provenance=[run],
     )  # fmt: skip
-    _check("summary.md", text)
+    _check(f"summary{'_more' if more else ''}.md", text)
 
 
 @pytest.mark.parametrize("problems", [[], ["a timing file is damaged"]])
