@@ -62,7 +62,7 @@ def summary_key(rows) -> tuple:
     if rows.empty:
         return ("n/a",)
     if (rows.status == Status.BROKEN.value).all():
-        return ("broken",)
+        return (Status.BROKEN.value,)
     said = Counter(
         (r.status, r.outcome.split(": ")[1] if ": " in r.outcome else "")
         if r.status == Status.RAISES.value

@@ -71,7 +71,7 @@ def render(by_workload: dict, problems: list) -> str:
     sections = []
     for name, runs in by_workload.items():
         section = _workload(name, runs)
-        section["missing"] = [v for v in versions if v not in runs]
+        section["not_gated"] = [v for v in versions if v not in runs]
         sections.append(section)
     provenance = [
         [v, w, f"`{r.manifest.run_id}`", r.tier, r.manifest.suite_commit or "?",

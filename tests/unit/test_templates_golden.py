@@ -155,10 +155,10 @@ def test_the_cost_sections_have_one_golden_rendering():
 def test_the_releases_page_has_one_golden_rendering(problems):
     """Two workloads: one gated on two releases with a changed row and a finding, one gated on
     one release (no comparison); an older run named under the provenance when there is one."""
-    two = dict(name="brn", have=["2.8.0", "2.10.0"], missing=["2.9.0"], total=3, differ=1,
+    two = dict(name="brn", have=["2.8.0", "2.10.0"], not_gated=["2.9.0"], total=3, differ=1,
                several=9, changes=[["`a`", "GRAPH_MODE", "works (2/2)", "works 1/2 · x 1"]],
                found=[["[x](findings.md#x)", "no (0 of 1)", "yes (1 of 1)"]])  # fmt: skip
-    one = dict(name="clip", have=["2.10.0"], missing=["2.8.0", "2.9.0"], total=1, differ=0,
+    one = dict(name="clip", have=["2.10.0"], not_gated=["2.8.0", "2.9.0"], total=1, differ=0,
                several=0, changes=[], found=[])  # fmt: skip
     same = dict(two, name="ema", changes=[], found=[])
     text = templating.render(
