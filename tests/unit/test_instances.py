@@ -6,7 +6,8 @@ from types import SimpleNamespace
 
 import pandas as pd
 
-from bench.report import instances
+from bench.decide.instances import counts
+from bench.report import instances, templating
 
 
 def _run(rows):
@@ -34,10 +35,12 @@ def test_each_check_counts_the_cells_it_ran_on_and_those_failing_there_only():
             ["control", "jit_bytecode", "works", "", "", "works", "works", "works"],
         ]
     )  # fmt: skip
-    c = instances.counts(run, "jit_bytecode")
+    c = counts(run, "jit_bytecode")
     assert c["second_instance"] == (2, 1)  # a and b ran it; b fails there only
     assert c["third_instance"] == (1, 0)
     assert c["network"] == (2, 1)  # a ran it; c crashed in it (its record is lost with it)
     assert c["first_calls"] == (4, 2)  # of the silent failures b, d, e, f: d and e
-    text = "\n".join(instances.table(run))
+    head, rows = instances.table(run)
+    assert rows == [['jit(capture_mode="bytecode")', "1 of 2", "0 of 1", "1 of 2", "2 of 4"]]
+    text = templating.render("instances.md.j2", tables=[("brn", "r1", head, rows)])
     assert "| 1 of 2 | 0 of 1 | 1 of 2 | 2 of 4 |" in text

@@ -167,3 +167,10 @@ def test_the_releases_page_has_one_golden_rendering(problems):
         problems=problems,
     )  # fmt: skip
     _check(f"releases{'_problems' if problems else ''}.md", text)
+
+
+def test_the_instances_page_has_one_golden_rendering():
+    head = ["mode", "fails in a second instance only", "silent failures at the first call(s) only"]
+    tables = [("brn", "r1", head, [["GRAPH_MODE", "not run", "0 of 3"]]),
+              ("clip", "r2", head, [["GRAPH_MODE", "1 of 40", "2 of 9"]])]  # fmt: skip
+    _check("instances.md", templating.render("instances.md.j2", tables=tables))
