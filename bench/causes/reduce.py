@@ -13,11 +13,16 @@ output is that value (else *stale read* when it is ``old``, *wrong output* other
 exception is ``raises: Type: message``; a crash is seen from a child process (the program runs
 itself again). It exits 0 iff it shows the cause's outcome at the cause's first call (``want``).
 
+A cause that follows the old values after a reload from call N on gets the reload form: ``limit``
+is an EMA of a weight Parameter ``w`` (``limit * 0.9 + w * 0.1``), and before call N a
+checkpoint of another ``w`` is loaded (``load_param_into_net``) as a training loop that resumes
+does; a call whose EMA is that of the ``w`` from before the reload shows the cause.
+
 This is reduction by construction, checked: the program is not shrunk from the entry's script
 (pysource-minimize over a 170-line script costs hours here); a cause whose outcome needs more
-than this program has (a reload, two layers, a second instance, a view read, an inherited
-``construct``, a strategy without a ``write``) keeps its entry's own script, with the reason
-(``NotReduced``). ``python -m bench.causes.reduce`` writes ``results/causes/NN-slug.py`` and
+than this program has (two layers, a second instance, a view read, an inherited ``construct``,
+a strategy without a ``write``) keeps its entry's own script, with the reason (``NotReduced``).
+``python -m bench.causes.reduce`` writes ``results/causes/NN-slug.py`` and
 ``results/causes/reduced.json`` (each cause's program, lines, and exit code per MindSpore
 release it was run on: ``--python VERSION=PATH``).
 """
@@ -69,6 +74,7 @@ SILENT = tuple(
     k.value for k in (Kind.WRITE_DROPPED, Kind.WRONG_VALUE, Kind.STALE_READ, Kind.WRONG_OUTPUT)
 )  # what the program's judge names
 CRASHED = Status.CRASHED.value
+RELOADED = Kind.OUTDATED.value  # the reload form's outcome: a weight's old values followed
 
 
 class NotReduced(Exception):
@@ -142,6 +148,11 @@ def want(outcome: str, calls: str, seen: str = "") -> str:
         if first > CALLS:
             raise NotReduced(f"{outcome} {calls}: after the program's {CALLS} calls")
         return f"{outcome} at call {first}"
+    if outcome == RELOADED:  # the reload form: a checkpoint loaded before that call
+        found = re.fullmatch(r"from call (\d+) on", calls)
+        if not found:
+            raise NotReduced(f"{outcome} {calls}: needs more than one cell and a reload")
+        return f"{outcome} at call {found.group(1)}"
     if outcome.startswith("raises: "):
         # the witness's own words up to the first number (what changes from run to run)
         text = " ".join((seen or outcome).split())
@@ -160,16 +171,24 @@ def placement(shape: str) -> str:
 
 
 def program(w: Writer, mode: str, where: str, expected: str, title: str) -> str:
-    """The repro's source (pure)."""
+    """The repro's source (pure). Where ``expected`` follows the old values after a reload at
+    call N, the reload form: the state is an EMA of a weight ``w`` and a checkpoint of another
+    ``w`` is loaded (``load_param_into_net``) before call N; else ``limit`` adds the call's
+    number."""
     if where == "depend" and len(w.body) != 1:
         raise NotReduced("the write is several statements: it cannot sit inside ops.depend")
     context, jit = SETUP[mode]
     crash = expected == CRASHED
+    reload = (
+        int(re.search(r"at call (\d+)", expected).group(1)) if expected.startswith(RELOADED) else 0
+    )
+    value = "self.limit * 0.9 + self.w * 0.1" if reload else "self.limit + x"
     head = "from mindspore import "
     froms = {"nn", "ops"}  # ops: the depend placement
     froms |= {n.strip() for i in w.imports if i.startswith(head) for n in i[len(head) :].split(",")}
     froms = sorted(froms)
     plain = [i for i in w.imports if not i.startswith(head)]
+    one, zero = "ms.Tensor(np.ones((1,), np.float32))", "ms.Tensor(np.zeros((1,), np.float32))"
     lines = [
         f"EXPECTED = {expected!r}  # exits 0 iff it shows this",
         *(["import os, subprocess, sys"] if crash else []),
@@ -179,33 +198,58 @@ def program(w: Writer, mode: str, where: str, expected: str, title: str) -> str:
         f"class Net(nn.Cell):  # {title}",
         "    def __init__(self):",
         "        super().__init__()",
-        '        self.limit = ms.Parameter(ms.Tensor(np.ones((1,), np.float32)), name="limit")',
+        (
+            f'        self.limit, self.w = ms.Parameter({zero}, name="limit"), ms.Parameter({one}, '
+            'name="w")  # limit: an EMA of the weight w'
+            if reload
+            else f'        self.limit = ms.Parameter({one}, name="limit")'
+        ),
         *(f"        {x}" for x in w.init),
     ]
     if where == "helper":
         lines += ["    def write(self, new):", *(f"        {x}" for x in written(w.body, "new"))]
     lines += ["    def construct(self, x):"]
-    inline = written(w.body, "self.limit + x")
+    inline = written(w.body, value)
     if where == "inline":
         lines += [f"        {x}" for x in inline]
     elif where == "depend":
         lines += [f"        x = ops.depend(x, {inline[0]})"]
     else:
-        lines += ["        self.write(self.limit + x)"]
+        lines += [f"        self.write({value})"]
     lines += [
         "        return self.limit * 1" + (" + x * 0" if where == "depend" else ""),
         "def judge():",
         f"    {context}",
         "    net = Net()",
         *([f"    {jit}"] if jit else []),
-        f"    for call in range(1, {CALLS + 1}):",
-        "        old = net.limit.asnumpy().copy()",
-        "        out = net(ms.Tensor(np.full((1,), call, np.float32))).asnumpy()",
-        "        for got, kind in ((net.limit.asnumpy(), ('wrong value', 'write dropped')),"
-        " (out, ('wrong output', 'stale read'))):",
-        "            if not np.allclose(got, old + call):  # the code means limit + call",
-        "                return f'{kind[bool(np.allclose(got, old))]} at call {call}'",
     ]
+    judged = (
+        "        for got, kind in ((net.limit.asnumpy(), ('wrong value', 'write dropped')),"
+        " (out, ('wrong output', 'stale read'))):"
+    )
+    call = "        out = net(ms.Tensor(np.full((1,), call, np.float32))).asnumpy()"
+    said = "{kind[bool(np.allclose(got, old))]} at call {call}"
+    if reload:
+        lines += [
+            f"    for call in range(1, {max(CALLS, reload) + 1}):",
+            f"        if call == {reload}:  ms.load_param_into_net(net, "
+            f'{{"w": ms.Parameter(10 * {one}, name="w")}})  # another w, as a loop resumes',
+            "        old, w, out = net.limit.asnumpy().copy(), net.w.asnumpy().copy(), "
+            "net(ms.Tensor(np.full((1,), call, np.float32))).asnumpy()  # in this order",
+            judged,
+            "            if not np.allclose(got, old * 0.9 + w * 0.1):  # the EMA of w now, else:",
+            f"                return f\"{{'{RELOADED}' if np.allclose(got, old * 0.9 + 0.1)"
+            " else kind[bool(np.allclose(got, old))]} at call {call}\"  # the old w's (1)?",
+        ]
+    else:
+        lines += [
+            f"    for call in range(1, {CALLS + 1}):",
+            "        old = net.limit.asnumpy().copy()",
+            call,
+            judged,
+            "            if not np.allclose(got, old + call):  # the code means limit + call",
+            f"                return f'{said}'",
+        ]
     if crash:
         lines += [
             "# a crash kills the process: the program runs itself in a child and sees it die",

@@ -49,3 +49,13 @@ def test_a_write_rule_is_kept_only_with_its_working_placement_checked(tmp_path):
         "add_@inline-jit_bytecode: REPRODUCED: write dropped at call 1",
         "add_@depend-jit_bytecode (works with it): NOT REPRODUCED: works",
     ]
+
+
+def test_the_reload_form_shows_a_compiled_construct_following_the_old_weight(tmp_path):
+    """`ops.assign` of an EMA under jit(capture_mode="ast") keeps reading the weight from
+    before a checkpoint reload; GRAPH_MODE reads the loaded one (the cause's own modes)."""
+    expected = "follows the old values after a reload at call 5"
+    ast_ = R.run(_write(tmp_path, "assign", "jit_ast", "depend", expected))
+    assert (ast_.code, ast_.said) == (0, "REPRODUCED: " + expected)
+    graph = R.run(_write(tmp_path, "assign", "graph", "depend", expected))
+    assert (graph.code, graph.said) == (1, "NOT REPRODUCED: works")

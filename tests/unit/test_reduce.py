@@ -66,6 +66,9 @@ def test_a_strategy_without_write_is_not_reduced():
         ("raises: RuntimeError: InplaceUpdateVN failed", "", "raises: RuntimeError: "
          "InplaceUpdateV2 failed", "raises: RuntimeError: InplaceUpdateV"),
         ("crashed", "", "", "crashed"),
+        # the reload form: a checkpoint loaded before the call the cause names
+        ("follows the old values after a reload", "from call 5 on", "",
+         "follows the old values after a reload at call 5"),
     ],
 )  # fmt: skip
 def test_what_the_program_must_print(outcome, calls, seen, expected):
@@ -77,7 +80,7 @@ def test_what_the_program_must_print(outcome, calls, seen, expected):
     [
         ("write dropped", "in a network of two layers only"),
         ("write dropped", "in a second instance only"),
-        ("follows the old values after a reload", "from call 5 on"),
+        ("follows the old values after a reload", "in a network of two layers only"),
         ("stale read", "at the first 3 calls only"),  # needs the state of several calls
         ("write dropped", "from call 5 on"),  # after the program's three calls
         ("timeout", ""),
@@ -119,6 +122,25 @@ def test_the_program_is_short_and_imports_only_mindspore_numpy_and_the_standard_
     assert ("self.write(self.limit + x)" in construct) == (where == "helper")
     depend = "ops.depend(x, self.assign_op(self.limit, self.limit + x))"
     assert (depend in construct) == (where == "depend")
+
+
+@pytest.mark.parametrize("where", R.PLACEMENTS)
+@pytest.mark.parametrize("reload", [2, 5])
+def test_the_reload_form_loads_a_checkpoint_before_the_call_the_cause_names(where, reload):
+    """The state is an EMA of a weight Parameter; another weight is loaded before call N; the
+    program runs to call N at least and still fits in 30 lines (``Assign``'s extra line too)."""
+    expected = f"follows the old values after a reload at call {reload}"
+    text = R.program(R.writer(ASSIGN), "jit_ast", where, expected, "t")
+    assert len(text.splitlines()) <= 30
+    ast.parse(text)
+    construct = text.split("def construct", 1)[1].split("def judge", 1)[0]
+    assert "self.limit * 0.9 + self.w * 0.1" in construct
+    assert f"for call in range(1, {max(R.CALLS, reload) + 1}):" in text
+    load = text.index("ms.load_param_into_net(net, ")
+    assert text.rindex(f"if call == {reload}:", 0, load) > text.index("for call in")
+    assert "np.zeros((1,)" in text.split("def construct")[0]  # an EMA that moves every call
+    plain = R.program(R.writer(ASSIGN), "jit_ast", where, "write dropped at call 1", "t")
+    assert "load_param_into_net" not in plain and "self.w * 0.1" not in plain
 
 
 def test_a_crash_is_seen_from_a_child_process():
