@@ -130,9 +130,10 @@ def writer(source: str) -> Writer:
     return Writer(imports, init, tuple(ast.unparse(x) for x in body))
 
 
-def written(body: tuple[str, ...], value: str) -> list[str]:
-    """The write's lines on the program's Parameter, ``value`` in place of ``value``."""
-    names = {"param": "self.limit", "value": value}
+def written(body: tuple[str, ...], value: str, param: str = "self.limit") -> list[str]:
+    """The write's lines on ``param`` (the program's Parameter, or a helper's argument holding
+    it), ``value`` in place of ``value``."""
+    names = {"param": param, "value": value}
     return [ast.unparse(_Rename(names).visit(ast.parse(line))) for line in body]
 
 
@@ -206,8 +207,11 @@ def program(w: Writer, mode: str, where: str, expected: str, title: str) -> str:
         ),
         *(f"        {x}" for x in w.init),
     ]
-    if where == "helper":
-        lines += ["    def write(self, new):", *(f"        {x}" for x in written(w.body, "new"))]
+    if where == "helper":  # as the suite's shapes call it: the Parameter passed as an argument
+        lines += [
+            "    def write(self, param, new):",
+            *(f"        {x}" for x in written(w.body, "new", "param")),
+        ]
     lines += ["    def construct(self, x):"]
     inline = written(w.body, value)
     if where == "inline":
@@ -215,7 +219,7 @@ def program(w: Writer, mode: str, where: str, expected: str, title: str) -> str:
     elif where == "depend":
         lines += [f"        x = ops.depend(x, {inline[0]})"]
     else:
-        lines += [f"        self.write({value})"]
+        lines += [f"        self.write(self.limit, {value})"]
     lines += [
         "        return self.limit * 1" + (" + x * 0" if where == "depend" else ""),
         "def judge():",

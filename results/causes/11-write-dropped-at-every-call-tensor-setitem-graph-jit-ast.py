@@ -2,14 +2,14 @@ EXPECTED = 'write dropped at call 1'  # exits 0 iff it shows this
 import numpy as np
 import mindspore as ms
 from mindspore import nn, ops
-class Net(nn.Cell):  # GRAPH_MODE, jit(capture_mode="ast"), jit(capture_mode="bytecode"): `Tensor.__setitem__` — write dropped at every call
+class Net(nn.Cell):  # GRAPH_MODE, jit(capture_mode="ast"): `Tensor.__setitem__` — write dropped at every call
     def __init__(self):
         super().__init__()
         self.limit = ms.Parameter(ms.Tensor(np.ones((1,), np.float32)), name="limit")
-    def write(self, new):
-        self.limit[...] = new
+    def write(self, param, new):
+        param[...] = new
     def construct(self, x):
-        self.write(self.limit + x)
+        self.write(self.limit, self.limit + x)
         return self.limit * 1
 def judge():
     ms.set_context(mode=ms.GRAPH_MODE)

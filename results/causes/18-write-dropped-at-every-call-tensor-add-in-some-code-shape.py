@@ -6,10 +6,10 @@ class Net(nn.Cell):  # jit(capture_mode="ast"), jit(capture_mode="bytecode"): `T
     def __init__(self):
         super().__init__()
         self.limit = ms.Parameter(ms.Tensor(np.ones((1,), np.float32)), name="limit")
-    def write(self, new):
-        self.limit.add_(new - self.limit)
+    def write(self, param, new):
+        param.add_(new - param)
     def construct(self, x):
-        self.write(self.limit + x)
+        self.write(self.limit, self.limit + x)
         return self.limit * 1
 def judge():
     ms.set_context(mode=ms.PYNATIVE_MODE)

@@ -6,10 +6,10 @@ class Net(nn.Cell):  # jit(capture_mode="bytecode"): `Tensor.index_copy_` — wr
     def __init__(self):
         super().__init__()
         self.limit = ms.Parameter(ms.Tensor(np.ones((1,), np.float32)), name="limit")
-    def write(self, new):
-        self.limit.index_copy_(0, ops.arange(self.limit.shape[0], dtype=ms.int32), new)
+    def write(self, param, new):
+        param.index_copy_(0, ops.arange(param.shape[0], dtype=ms.int32), new)
     def construct(self, x):
-        self.write(self.limit + x)
+        self.write(self.limit, self.limit + x)
         return self.limit * 1
 def judge():
     ms.set_context(mode=ms.PYNATIVE_MODE)

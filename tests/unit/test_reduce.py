@@ -119,7 +119,10 @@ def test_the_program_is_short_and_imports_only_mindspore_numpy_and_the_standard_
     assert "EXPECTED = 'write dropped at call 1'" in text
     assert {"graph": "GRAPH_MODE", "jit_bytecode": 'capture_mode="bytecode"'}.get(mode, "") in text
     construct = text.split("def construct", 1)[1].split("KIND =", 1)[0]
-    assert ("self.write(self.limit + x)" in construct) == (where == "helper")
+    assert ("self.write(self.limit, self.limit + x)" in construct) == (where == "helper")
+    assert ("def write(self, param, new):\n        self.assign_op(param, new)" in text) == (
+        where == "helper"
+    )  # the Parameter passed to the helper as the suite's shapes pass it
     depend = "ops.depend(x, self.assign_op(self.limit, self.limit + x))"
     assert (depend in construct) == (where == "depend")
 
