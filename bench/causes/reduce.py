@@ -48,6 +48,7 @@ SCHEMA_VERSION = 3  # 2: each cause's ``bucket``; 3: ``splits`` (``bench.causes.
 CALLS = 3
 TIMEOUT_S = 180.0
 PLACEMENTS = ("inline", "depend", "helper")
+AS_WRITTEN = "as-written"  # the strategy's own construct (and after_step), pasted whole
 # outcomes the program can show, and the first call the cause's words name
 FIRST_CALL = {
     "at every call": 1,
@@ -164,7 +165,10 @@ def want(outcome: str, calls: str, seen: str = "") -> str:
 
 
 def placement(shape: str) -> str:
-    """The shape's first dimension (``helper-view-before-arg`` -> ``helper``)."""
+    """The shape's first dimension (``helper-view-before-arg`` -> ``helper``), or
+    ``as-written`` (a strategy that writes its own ``construct``: ``as_written``)."""
+    if shape == AS_WRITTEN:
+        return AS_WRITTEN
     first = shape.removeprefix("row-").split("-")[0]
     if first not in PLACEMENTS:
         raise NotReduced(f"shape {shape!r}: not a write placed inline, in ops.depend or a helper")
@@ -277,6 +281,104 @@ def program(w: Writer, mode: str, where: str, expected: str, title: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def source_of(source: str, mode: str, where: str, expected: str, title: str) -> str:
+    """The program for a strategy file's ``source`` placed ``where``."""
+    if where == AS_WRITTEN:
+        return as_written(source, mode, expected, title)
+    return program(writer(source), mode, where, expected, title)
+
+
+def as_written(source: str, mode: str, expected: str, title: str) -> str:
+    """The repro of a strategy that writes the EMA's own ``construct`` (its methods pasted whole,
+    ``after_step`` called after each call as the harness does): one weight Parameter in
+    ``self.weights`` and its EMA in ``self.emas``, the EMA workload's names; each call checks the
+    EMA against ``DECAY * ema + (1 - DECAY) * w`` (pure). Names the file imports from the suite
+    (``DECAY``) become constants; a strategy that is not an EMA's is NotReduced."""
+    import importlib
+
+    from bench.measured.workloads.ema.spec import DECAY
+
+    tree = ast.parse(source)
+    cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Cell"), None)
+    methods = [
+        f
+        for f in (cls.body if cls else [])
+        if isinstance(f, ast.FunctionDef) and f.name not in ("__init__", "write")
+    ]
+    text = "\n".join(ast.unparse(f) for f in methods)
+    if "self.emas" not in text or "self.weights" not in text:
+        raise NotReduced("shape 'as-written' outside the EMA: its own construct is not one write")
+    consts, imports = [], []
+    for n in tree.body:
+        if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("bench."):
+            module = importlib.import_module(n.module)
+            for a in n.names:
+                value = getattr(module, a.name)
+                if isinstance(value, (int, float, str)):
+                    consts.append(
+                        f"{a.asname or a.name} = {value!r}  # from the suite's {n.module}"
+                    )
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            line = ast.unparse(n)
+            if line not in ("import numpy as np", "import mindspore as ms"):  # in the first
+                imports.append(line)
+    reload = (
+        int(re.search(r"at call (\d+)", expected).group(1)) if expected.startswith(RELOADED) else 0
+    )
+    context, jit = SETUP[mode]
+    after = any(f.name == "after_step" for f in methods)
+    one, d, rest = "ms.Tensor(np.ones((1,), np.float32))", f"{DECAY:g}", f"{1 - DECAY:.6g}"
+    lines = [
+        f"EXPECTED = {expected!r}  # exits 0 iff it shows this",
+        *dict.fromkeys(["import numpy as np, mindspore as ms", *imports]),
+        *consts,
+        f"class Net(ms.nn.Cell):  # {title}",
+        "    def __init__(self):  # a weight w and its EMA, by the EMA workload's names",
+        "        super().__init__()",
+        f'        self.weights, self.emas = ms.ParameterTuple([ms.Parameter({one}, name="w")]), '
+        f'ms.ParameterTuple([ms.Parameter(0 * {one}, name="ema")])',
+        f"        self.decay, self.rest = ms.Tensor({d}, ms.float32), "
+        f"ms.Tensor({rest}, ms.float32)",
+        *("    " + line for line in text.splitlines()),
+        "def judge():",
+        f"    {context}",
+        "    net = Net()",
+        *([f"    {jit}"] if jit else []),
+        f"    for call in range(1, {max(CALLS, reload) + 1}):",
+        *(
+            [
+                f"        if call == {reload}:  ms.load_param_into_net(net, "
+                f'{{"w": ms.Parameter(10 * {one}, name="w")}})  # another w, as a loop resumes'
+            ]
+            if reload
+            else []
+        ),
+        "        old, w = net.emas[0].asnumpy().copy(), net.weights[0].asnumpy().copy()",
+        "        out = net(x := ms.Tensor(np.full((1,), call, np.float32)))"
+        + ("; net.after_step(out, x)  # as the harness calls it" if after else ""),
+        f"        if not np.allclose(got := net.emas[0].asnumpy(), old * {d} + w * {rest}):"
+        "  # the EMA of w now",
+        (
+            f"            return f\"{{'{RELOADED}' if np.allclose(got, old * {d} + {rest})"
+            " else ('wrong value', 'write dropped')[bool(np.allclose(got, old))]} at call {call}\""
+        ),
+        *(
+            [
+                "try:",
+                '    got = judge() or "works"',
+                "except Exception as exc:  # an error is an outcome: its words, dashes out",
+                '    got = " ".join(w for w in f"raises: {type(exc).__name__}: {exc}".split()'
+                ' if w.strip("-"))',
+            ]
+            if expected.startswith("raises: ")
+            else ['got = judge() or "works"  # an error ends it with exit 1: not this outcome']
+        ),
+        'print(("REPRODUCED: " if got.startswith(EXPECTED) else "NOT REPRODUCED: ") + got)',
+        "raise SystemExit(0 if got.startswith(EXPECTED) else 1)",
+    ]
+    return "\n".join(lines) + "\n"
+
+
 @dataclass
 class Run:
     """One run of a repro alone in a fresh process."""
@@ -381,7 +483,7 @@ def reduce_cause(
         label = _label(strategy, where, mode)
         try:
             source = (strategies / f"{strategy}.py").read_text(encoding="utf-8")
-            text = program(writer(source), mode, where, expected, cause["title"])
+            text = source_of(source, mode, where, expected, cause["title"])
         except (NotReduced, OSError) as err:
             r.tried.append(f"{label}: {err}")
             continue
@@ -426,7 +528,7 @@ def confirm(cause: dict, r: Reduced, python: str, strategies: Path, out_dir: Pat
     and the mode's setup lines) and run alone: code 0 where it shows the cause's outcome at the
     same call. A program already run (the witness's) is not run again."""
     expected = want(cause["outcome"], cause["calls"], _witness(cause)["outcome"])
-    where = re.search(r"@(\w+)-", next(t for t in r.tried if ": REPRODUCED" in t)).group(1)
+    where = placement_of(next(t for t in r.tried if ": REPRODUCED" in t))
     shown = {t.split(": ", 1)[0]: t.split(": ", 1)[1] for t in r.tried}
     claimed = claims(cause)
     out = []
@@ -438,7 +540,7 @@ def confirm(cause: dict, r: Reduced, python: str, strategies: Path, out_dir: Pat
             continue
         try:
             source = (strategies / f"{strategy}.py").read_text(encoding="utf-8")
-            text = program(writer(source), mode, where, expected, cause["title"])
+            text = source_of(source, mode, where, expected, cause["title"])
         except (NotReduced, OSError) as err:
             out.append({"strategy": strategy, "mode": mode, "code": None,
                         "printed": f"not written: {err}"})  # fmt: skip
@@ -467,8 +569,14 @@ def _witness(cause: dict) -> dict:
 
 
 def _label(strategy: str, where: str, mode: str) -> str:
-    """How ``tried`` names a program (``confirm`` reads the placement back from it)."""
+    """How ``tried`` names a program (``confirm`` reads the placement back: ``placement_of``)."""
     return f"{strategy}@{where}-{mode}"
+
+
+def placement_of(tried: str) -> str:
+    """The placement in a ``tried`` line (``add_@as-written-jit_ast: ...`` -> ``as-written``): a
+    mode's name has no dash, a placement may."""
+    return tried.split(": ", 1)[0].split("@", 1)[1].rsplit("-", 1)[0]
 
 
 def to_json(reduced: list[Reduced], causes_file: dict, splits=()) -> str:

@@ -59,3 +59,14 @@ def test_the_reload_form_shows_a_compiled_construct_following_the_old_weight(tmp
     assert (ast_.code, ast_.said) == (0, "REPRODUCED: " + expected)
     graph = R.run(_write(tmp_path, "assign", "graph", "depend", expected))
     assert (graph.code, graph.said) == (1, "NOT REPRODUCED: works")
+
+
+def test_an_as_written_ema_drops_its_in_place_update_in_pynative_only(tmp_path):
+    """`ema.mul_(decay); ema.add_(...)` over a ParameterTuple, as PyTorch users write an EMA:
+    PYNATIVE_MODE drops the update at the first call; GRAPH_MODE writes it."""
+    source = (paths.ROOT / "strategies" / "mul_.py").read_text(encoding="utf-8")
+    for mode, code in (("pynative", 0), ("graph", 1)):
+        path = tmp_path / f"mul_-{mode}.py"
+        path.write_text(R.as_written(source, mode, "write dropped at call 1", "t"))
+        got = R.run(path)
+        assert got.code == code, got.said

@@ -100,8 +100,70 @@ def test_the_placement_is_the_shapes_first_dimension(shape, where):
 
 
 def test_a_shape_without_a_placement_is_not_reduced():
-    with pytest.raises(R.NotReduced, match="as-written"):
-        R.placement("as-written")
+    with pytest.raises(R.NotReduced, match="full-inline"):
+        R.placement("full-inline")
+    assert R.placement("as-written") == R.AS_WRITTEN  # the strategy's own construct
+
+
+EMA_OWN = '''"""doc"""
+import mindspore as ms
+from bench.measured.workloads.ema.spec import DECAY
+from bench.strategy import Strategy
+
+
+class Cell(Strategy):
+    def construct(self, x):
+        for ema, w in zip(self.emas, self.weights):
+            ema.mul_(self.decay)
+        return x
+
+    def after_step(self, out, x):
+        self.emas[0].set_data(ms.Tensor(DECAY))
+        return out
+'''
+
+
+@pytest.mark.parametrize("reload", [0, 5])
+def test_an_as_written_ema_strategy_is_pasted_whole_and_judged_as_an_ema(reload):
+    """Its methods pasted into the program, ``after_step`` called after each call, the suite's
+    constants written out, the EMA's own names; the reload before the call the cause names."""
+    from bench.measured.workloads.ema.spec import DECAY
+
+    expected = (f"follows the old values after a reload at call {reload}" if reload
+                else "write dropped at call 1")  # fmt: skip
+    text = R.as_written(EMA_OWN, "jit_ast", expected, "t")
+    ast.parse(text)
+    head = text.split("class Net")[0]
+    assert "from bench" not in head and "import mindspore as ms\n" not in head
+    assert f"DECAY = {DECAY!r}" in text and "ema.mul_(self.decay)" in text
+    assert "; net.after_step(out, x)" in text and "self.emas = ms.ParameterTuple(" in text
+    assert ("load_param_into_net" in text) == bool(reload)
+    assert f"for call in range(1, {max(R.CALLS, reload) + 1}):" in text
+    own = EMA_OWN.split("    def after_step", maxsplit=1)[
+        0
+    ]  # an in-place EMA with no host step, as mul_
+    short = R.as_written(own, "jit_ast", expected, "t")
+    assert "net.after_step" not in short and len(short.splitlines()) <= 30
+
+
+@pytest.mark.parametrize("where", [*R.PLACEMENTS, R.AS_WRITTEN])
+@pytest.mark.parametrize("mode", sorted(R.SETUP))
+def test_the_placement_is_read_back_from_what_was_tried(where, mode):
+    line = f"{R._label('add_', where, mode)}: REPRODUCED: write dropped at call 1"
+    assert R.placement_of(line) == where
+
+
+def test_an_as_written_program_catches_an_error_only_when_the_cause_is_one():
+    silent = R.as_written(EMA_OWN, "graph", "write dropped at call 1", "t")
+    assert "except Exception" not in silent and 'got = judge() or "works"' in silent
+    raising = R.as_written(EMA_OWN, "graph", "raises: RuntimeError: x", "t")
+    assert "except Exception as exc:" in raising
+
+
+def test_an_as_written_strategy_outside_the_ema_is_not_reduced():
+    own = EMA_OWN.replace("self.emas", "self.state")
+    with pytest.raises(R.NotReduced, match="outside the EMA"):
+        R.as_written(own, "graph", "write dropped at call 1", "t")
 
 
 @pytest.mark.parametrize("where", R.PLACEMENTS)
