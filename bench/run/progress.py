@@ -6,9 +6,9 @@ with the timing's own rates for a tier that times far less per member (``TIERS``
 A workload's timing has its own rates (``WORKLOADS``: EMA's and the KV cache's members take
 1.5-3 times the clip's). As items finish, the observed rate of each phase and mode replaces the
 model's, and the modes not yet timed follow the others' ratio to the model (``scale``, drawn
-towards 1 until a minute of work has run). Work is counted in units: a gate or prepare item is
-one, a timing race as many as its members (a race of ten members takes about half as long as one
-of twenty). A later stage is guessed from the workload's share until a mode's stage 0 ends; then
+towards 1 until a tenth of the phase's work has run). Work is counted in units: a gate or
+prepare item is one, a timing race as many as its members (a race of ten members takes about half
+as long as one of twenty). A later stage is guessed from the workload's share until a mode's stage 0 ends; then
 the races it will run are known (``bench.run.time_phase``) and replace the guess.
 """
 
@@ -73,10 +73,13 @@ WORKLOADS = {
         JIT_BYTECODE: 1.03,
     },
 }
-# How many model-seconds of finished work weigh as much as the model itself in ``scale``: one
-# small first race (EMA's bytecode: two members, 7 s against 1.6 modelled) moved every other
-# mode's ETA fourfold.
-SCALE_PRIOR_S = 60.0
+# How many model-seconds of finished work weigh as much as the model itself in ``scale``: a
+# tenth of the phase's planned work (at least 5 s). One small first race of a default run (EMA's
+# bytecode: two members, 7 s against 1.6 modelled) moved every other mode's ETA fourfold with no
+# weight; a fixed minute of it kept a quick run's ETA at 0.8 of the time left on a slower day
+# (2026-12-07: the whole run is about a minute of model-seconds).
+SCALE_PRIOR_SHARE = 0.1
+SCALE_PRIOR_MIN_S = 5.0
 
 # The quick tier's blocks, rounds and warm-up are a fraction of the default's, so a member costs a
 # fraction of its time: per mode from the two quick clip runs of 2026-12-06 (1b31, 3e99: each
@@ -190,11 +193,21 @@ class Progress:
             return self.spent[key] / done
         return self.model[key[0]].get(key[1], 1.0) * self.scale(key[0])
 
+    def prior(self, phase: str) -> float:
+        """The model-seconds the model weighs in ``scale``: ``SCALE_PRIOR_SHARE`` of the phase's
+        planned and expected work, at least ``SCALE_PRIOR_MIN_S``."""
+        planned = sum(
+            (self.todo.get(k, 0) + self.expected.get(k, 0)) * self.model[k[0]].get(k[1], 1.0)
+            for k in set(self.todo) | set(self.expected)
+            if k[0] == phase
+        )
+        return max(SCALE_PRIOR_MIN_S, SCALE_PRIOR_SHARE * planned)
+
     def scale(self, phase: str) -> float:
         """The phase's observed seconds over what the model gave for the same units, over the
-        modes with finished units, drawn towards 1 by ``SCALE_PRIOR_S`` of model-seconds (1
-        before any): a machine slower than the one the model was measured on is slower in every
-        mode, but one small first race says little of the others."""
+        modes with finished units, drawn towards 1 by ``prior`` model-seconds (1 before any): a
+        machine slower than the one the model was measured on is slower in every mode, but one
+        small first race says little of the others in a long run."""
         spent = modelled = 0.0
         for (ph, mode), done in self.done.items():
             if ph == phase and done:
@@ -202,7 +215,8 @@ class Progress:
                 modelled += done * self.model[ph].get(mode, 1.0)
         if modelled <= 0 or spent <= 0:
             return 1.0
-        return (spent + SCALE_PRIOR_S) / (modelled + SCALE_PRIOR_S)
+        prior = self.prior(phase)
+        return (spent + prior) / (modelled + prior)
 
     def eta(self) -> float:
         left = 0.0

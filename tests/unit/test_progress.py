@@ -141,7 +141,9 @@ def test_a_mode_not_yet_seen_runs_as_slow_against_the_model_as_the_others_did(cl
     p.plan("time", "jit_ast", 10, processes=0)
     assert p.eta() == pytest.approx(1000 * g + 10 * a)
     p.finished("time", "graph", 2 * 500 * g, units=500)  # twice the model, over minutes
-    want = (1000 * g + P.SCALE_PRIOR_S) / (500 * g + P.SCALE_PRIOR_S)
+    prior = P.SCALE_PRIOR_SHARE * (1000 * g + 10 * a)  # a tenth of the phase's planned work
+    assert p.prior("time") == pytest.approx(prior)
+    want = (1000 * g + prior) / (500 * g + prior)
     assert 1.8 < want < 2.0
     assert p.scale("time") == pytest.approx(want)
     assert p.rate(("time", "jit_ast")) == pytest.approx(want * a)
@@ -153,10 +155,25 @@ def test_one_small_first_race_does_not_rescale_every_other_mode(clock):
     """EMA's first race under bytecode (two members, 7 s against 1.6 s modelled) took the ETA
     from 4 to 14 minutes of a 6-minute run: a few seconds of work weigh little against the
     model."""
-    p = Progress(out=lambda _: None)
+    p = Progress(out=lambda _: None, workload="ema")
+    for mode in P.MODEL["time"]:  # a default run's races: 20 members, 5 sizes, 2 processes
+        p.plan("time", mode, 200, processes=0)
     p.finished("time", "jit_bytecode", 7.0, units=2)
     assert p.rate(("time", "jit_bytecode")) == pytest.approx(3.5)  # its own mode: as observed
     assert 1.0 < p.scale("time") < 1.1
+
+
+def test_a_quick_run_follows_what_its_first_races_show():
+    """A quick run is about a minute of model-seconds: with a fixed minute of prior its ETA
+    stayed at 0.8 of the time left when every race ran 1.3 times the model (2026-12-07). The
+    prior is a tenth of its planned work, so one mode's race moves the others."""
+    p = Progress(out=lambda _: None, tier="quick")
+    for mode in P.MODEL["time"]:
+        p.plan("time", mode, 16, processes=0)
+    g = p.model["time"]["graph"]
+    p.finished("time", "graph", 1.3 * 16 * g, units=16)
+    assert p.prior("time") == pytest.approx(P.SCALE_PRIOR_MIN_S)  # a tenth is less than 5 s
+    assert 1.15 < p.scale("time") < 1.3
 
 
 def test_a_workload_starts_from_its_own_rates():
