@@ -49,6 +49,15 @@ CALLS = 3
 TIMEOUT_S = 180.0
 PLACEMENTS = ("inline", "depend", "helper")
 AS_WRITTEN = "as-written"  # the strategy's own construct (and after_step), pasted whole
+# how the state is read, and the write's order against the read (the clip's dimensions), for a
+# cause whose trigger is one of them: the program reads ``lim`` and outputs it
+READS = {
+    "param": "",
+    "alias": "self.limit",
+    "copy": "self.limit.copy()",
+    "view": "self.limit.reshape(())",
+}
+ORDERS = ("after", "before")
 # outcomes the program can show, and the first call the cause's words name
 FIRST_CALL = {
     "at every call": 1,
@@ -175,11 +184,29 @@ def placement(shape: str) -> str:
     return first
 
 
-def program(w: Writer, mode: str, where: str, expected: str, title: str) -> str:
+def read_order(shape: str) -> tuple[str, str]:
+    """The read and the order of a clip-like shape (``helper-view-before-arg`` -> ``view``,
+    ``before``); NotReduced where the shape has neither."""
+    parts = shape.removeprefix("row-").split("-")
+    if len(parts) < 3 or parts[1] not in READS or parts[2] not in ORDERS:
+        raise NotReduced(f"shape {shape!r}: no read and order of the state in it")
+    return parts[1], parts[2]
+
+
+def program(
+    w: Writer, mode: str, where: str, expected: str, title: str, view_sees: bool = True
+) -> str:
     """The repro's source (pure). Where ``expected`` follows the old values after a reload at
     call N, the reload form: the state is an EMA of a weight ``w`` and a checkpoint of another
     ``w`` is loaded (``load_param_into_net``) before call N; else ``limit`` adds the call's
-    number."""
+    number. ``where`` is a placement, or ``placement-read-order`` (``helper-view-before``): the
+    state read into ``lim`` as the clip reads it (``READS``), the write after or before the
+    read, and the output that read (what it means: the new limit where the read is taken before
+    the write and is an alias, or a view that the write updates, ``view_sees``; else the old)."""
+    where, *dims = where.split("-")
+    read, order = dims if len(dims) == 2 else (None, "after")
+    if dims and (len(dims) != 2 or read not in READS or order not in ORDERS):
+        raise NotReduced(f"placement {'-'.join([where, *dims])!r}: no read and order here")
     if where == "depend" and len(w.body) != 1:
         raise NotReduced("the write is several statements: it cannot sit inside ops.depend")
     context, jit = SETUP[mode]
@@ -218,14 +245,37 @@ def program(w: Writer, mode: str, where: str, expected: str, title: str) -> str:
         ]
     lines += ["    def construct(self, x):"]
     inline = written(w.body, value)
-    if where == "inline":
+    if read is not None:  # the read, then the write after or before it, the output the read
+        if reload:
+            raise NotReduced("a reload and a read of the state: not in one program")
+        anchor, bound = (
+            ("out" if order == "after" else "lim"),
+            ("lim" if READS[read] else "self.limit"),
+        )
+        write = {
+            "inline": inline,
+            "depend": [f"{anchor} = ops.depend({anchor}, {inline[0]})"],
+            "helper": [f"self.write(self.limit, {value})"],
+        }[where]
+        body = [f"lim = {READS[read]}"] if READS[read] else []
+        body += (
+            [f"out = {bound} * 1", *write, "return out"]
+            if order == "after"
+            else [*write, f"return {bound} * 1"]
+        )
+        lines += [f"        {x}" for x in body]
+    elif where == "inline":
         lines += [f"        {x}" for x in inline]
     elif where == "depend":
         lines += [f"        x = ops.depend(x, {inline[0]})"]
     else:
         lines += [f"        self.write(self.limit, {value})"]
     lines += [
-        "        return self.limit * 1" + (" + x * 0" if where == "depend" else ""),
+        *(
+            []
+            if read is not None
+            else ["        return self.limit * 1" + (" + x * 0" if where == "depend" else "")]
+        ),
         "def judge():",
         f"    {context}",
         "    net = Net()",
@@ -248,6 +298,20 @@ def program(w: Writer, mode: str, where: str, expected: str, title: str) -> str:
             "            if not np.allclose(got, old * 0.9 + w * 0.1):  # the EMA of w now, else:",
             f"                return f\"{{'{RELOADED}' if np.allclose(got, old * 0.9 + 0.1)"
             " else kind[bool(np.allclose(got, old))]} at call {call}\"  # the old w's (1)?",
+        ]
+    elif read is not None:
+        after = order == "before" and (read == "alias" or (read == "view" and view_sees))
+        lines += [
+            f"    for call in range(1, {CALLS + 1}):",
+            "        old, out = net.limit.asnumpy().copy(), "
+            "net(ms.Tensor(np.full((1,), call, np.float32))).asnumpy()  # in this order",
+            "        for got, want, kind in ((net.limit.asnumpy(), old + call, ('wrong value',"
+            " 'write dropped')), (out, "
+            + ("old + call" if after else "old")
+            + ", ('wrong output', 'stale read'))):",
+            "            if not np.allclose(got, want):  # limit + call, and the output "
+            + ("the new limit" if after else "the limit before the write"),
+            f"                return f'{said}'",
         ]
     else:
         lines += [
@@ -282,10 +346,15 @@ def program(w: Writer, mode: str, where: str, expected: str, title: str) -> str:
 
 
 def source_of(source: str, mode: str, where: str, expected: str, title: str) -> str:
-    """The program for a strategy file's ``source`` placed ``where``."""
+    """The program for a strategy file's ``source`` placed ``where`` (a view read before its
+    write sees it when the file's ``API`` writes in place: ``bench.measured.apis.writes``)."""
     if where == AS_WRITTEN:
         return as_written(source, mode, expected, title)
-    return program(writer(source), mode, where, expected, title)
+    from bench.measured.apis import REPLACE, writes
+
+    api = re.search(r'^API = "([^"]+)"', source, flags=re.M)
+    sees = not (api and writes(api.group(1)) == REPLACE)
+    return program(writer(source), mode, where, expected, title, view_sees=sees)
 
 
 def as_written(source: str, mode: str, expected: str, title: str) -> str:
@@ -458,6 +527,34 @@ def same(text: str) -> str:
     return re.sub(r"^(class Net\(nn\.Cell\):)  # .*$", r"\1", text, flags=re.M)
 
 
+def rule_tries(cause: dict, rule, tries: list) -> tuple[list, dict]:
+    """(the programs to try, {each one's placement: its pair's}) for a cause whose trigger is a
+    construct (``dim``, ``bad``, ``good``): the write's placement, or the clip's read or order
+    (``placement-read-order`` from each entry's shape, the rule's dimension set to ``bad`` and,
+    for its pair, to ``good``); NotReduced for any other."""
+    dim, bad, good = rule
+    if dim == "write" and bad in PLACEMENTS and good in PLACEMENTS:
+        return list(dict.fromkeys((s, bad, m) for s, _, m in tries)), {bad: good}
+    if dim not in ("read", "order"):
+        raise NotReduced(f"needs `{dim}={bad}` against `{dim}={good}`: not in this program")
+    out, pairs, why = [], {}, []
+    for e in sorted(cause["entries"], key=lambda e: e["anchor"] != cause["witness"]):
+        ex = e["example"]
+        try:
+            read, order = read_order(ex["shape"])
+            where = placement(ex["shape"])
+        except NotReduced as err:
+            why.append(str(err))
+            continue
+        dims = {"read": read, "order": order}
+        bad_where = "-".join([where, *{**dims, dim: bad}.values()])
+        pairs[bad_where] = "-".join([where, *{**dims, dim: good}.values()])
+        out.append((ex["strategy"], bad_where, ex["mode"]))
+    if not out:
+        raise NotReduced(why[0] if why else "no entry has an example")
+    return list(dict.fromkeys(out)), pairs
+
+
 def reduce_cause(
     cause: dict, out_dir: Path, python: str, strategies: Path, earlier: dict | None = None
 ) -> Reduced:
@@ -469,13 +566,10 @@ def reduce_cause(
     r = Reduced(cause["rank"], cause["slug"], cause["title"], entry_repro=witness["repro"])
     try:
         expected = want(cause["outcome"], cause["calls"], witness["outcome"])
-        tries, good = candidates(cause), None
+        tries, good = candidates(cause), {}  # good: {where: where its construct is not}
         rule = (cause.get("trigger") or {}).get("construct")
         if rule:  # a construct is the trigger: the program must have it, and work without it
-            dim, bad, good = rule
-            if dim != "write" or bad not in PLACEMENTS or good not in PLACEMENTS:
-                raise NotReduced(f"needs `{dim}={bad}` against `{dim}={good}`: not in this program")
-            tries = list(dict.fromkeys((s, bad, m) for s, _, m in tries))
+            tries, good = rule_tries(cause, rule, tries)
     except NotReduced as err:
         r.why_not = str(err)
         return r
@@ -506,10 +600,10 @@ def reduce_cause(
         r.tried.append(f"{label}: {got.said}")
         if got.code == 0 and good:  # the minimal pair: the working placement must not show it
             other = out_dir / f"pair-{name}"
-            write_text_atomic(other, program(writer(source), mode, good, expected, cause["title"]))
+            write_text_atomic(other, source_of(source, mode, good[where], expected, cause["title"]))
             pair = run(other, python)
             other.unlink()
-            r.tried.append(f"{_label(strategy, good, mode)} (works with it): {pair.said}")
+            r.tried.append(f"{_label(strategy, good[where], mode)} (works with it): {pair.said}")
             if pair.code != 1:  # it shows the same without the construct: not the trigger
                 path.unlink()
                 continue

@@ -208,6 +208,51 @@ def test_the_reload_form_loads_a_checkpoint_before_the_call_the_cause_names(wher
     assert "load_param_into_net" not in plain and "self.w * 0.1" not in plain
 
 
+WRITE = "self.assign_op(self.limit, self.limit + x)"
+
+
+@pytest.mark.parametrize(
+    "where, body, output",
+    [
+        ("helper-view-before", ["lim = self.limit.reshape(())",
+                                "self.write(self.limit, self.limit + x)", "return lim * 1"],
+         "old + call"),  # a view taken before an in-place write sees it
+        ("helper-copy-before", ["lim = self.limit.copy()",
+                                "self.write(self.limit, self.limit + x)", "return lim * 1"], "old"),
+        ("depend-alias-after", ["lim = self.limit", "out = lim * 1",
+                                f"out = ops.depend(out, {WRITE})", "return out"], "old"),
+        ("inline-param-after", ["out = self.limit * 1", WRITE, "return out"], "old"),
+    ],
+)  # fmt: skip
+def test_a_read_and_order_form_reads_the_state_as_the_clip_does(where, body, output):
+    """The state read into ``lim`` (or the Parameter itself), the write after or before the
+    read, and the output judged by what the code means: the new limit only where the read is
+    taken before the write and sees it."""
+    text = R.program(R.writer(ASSIGN), "jit_bytecode", where, "write dropped at call 1", "t")
+    construct = text.split("def construct(self, x):\n", 1)[1].split("def judge", 1)[0]
+    assert [ln.strip() for ln in construct.splitlines()] == body
+    assert f"(out, {output}, ('wrong output', 'stale read'))" in text
+    assert len(text.splitlines()) <= 30
+    replace = R.program(R.writer(ASSIGN), "graph", "inline-view-before", "x", "t", view_sees=False)
+    assert "(out, old, ('wrong output'" in replace  # a replacing write leaves an earlier view
+
+
+def test_a_read_or_order_rule_is_tried_with_its_pair_from_each_entrys_shape():
+    entry = {"anchor": "a", "example": {"strategy": "s", "shape": "helper-view-before-arg",
+                                        "mode": "jit_bytecode"}}  # fmt: skip
+    other = {"anchor": "b", "example": {"strategy": "t", "shape": "as-written", "mode": "graph"}}
+    cause = {"witness": "a", "entries": [other, entry]}
+    tries, pairs = R.rule_tries(cause, ["read", "view", "copy"], [])
+    assert tries == [("s", "helper-view-before", "jit_bytecode")]
+    assert pairs == {"helper-view-before": "helper-copy-before"}
+    tries, pairs = R.rule_tries(cause, ["order", "before", "after"], [])
+    assert pairs == {"helper-view-before": "helper-view-after"}
+    with pytest.raises(R.NotReduced, match="construct=base"):
+        R.rule_tries(cause, ["construct", "base", "own"], [])
+    with pytest.raises(R.NotReduced, match="no read and order"):
+        R.rule_tries({"witness": "b", "entries": [other]}, ["read", "view", "copy"], [])
+
+
 def test_a_crash_is_seen_from_a_child_process():
     text = R.program(R.writer(ASSIGN), "jit_bytecode", "inline", "crashed", "t")
     assert "subprocess.run([sys.executable, __file__]" in text and '"CHILD"' in text
@@ -277,9 +322,13 @@ def test_a_changed_program_is_run_again(tmp_path):
 
 
 def test_a_rule_needs_its_construct_in_the_program():
+    cause = {**_cause(), "trigger": {"construct": ["construct", "base", "own"], "apis": []}}
+    got = R.reduce_cause(cause, Path("/nonexistent"), "/no/python", Path("/nonexistent"))
+    assert not got.script and "needs `construct=base` against `construct=own`" in got.why_not
+    # a read rule needs an entry whose shape reads the state (this one's is `inline`)
     cause = {**_cause(), "trigger": {"construct": ["read", "view", "copy"], "apis": []}}
     got = R.reduce_cause(cause, Path("/nonexistent"), "/no/python", Path("/nonexistent"))
-    assert not got.script and "needs `read=view` against `read=copy`" in got.why_not
+    assert not got.script and "no read and order of the state" in got.why_not
 
 
 def test_a_bucket_is_checked_by_the_same_program_for_every_api_and_mode(tmp_path, monkeypatch):
