@@ -70,6 +70,9 @@ class Cause:
     calls: str
     entries: list[Entry] = field(default_factory=list)
     narrow: bool = False
+    # the (trigger, outcome, calls) of the causes a ``Split`` took this one's entries from: the
+    # split is still in force while a cause names it (``reduce.splits_kept``)
+    split_from: set = field(default_factory=set)
 
     @property
     def cells(self) -> int:
@@ -191,10 +194,15 @@ def group(found: list[Entry], apis: dict[str, str], splits=()) -> list[Cause]:
     ``Split`` is two (``parts``)."""
     causes: dict[tuple, Cause] = {}
     for whole in found:
-        for e, narrow in parts(whole, apis, splits):
+        taken = parts(whole, apis, splits)
+        origin = (trigger_of(whole, apis), outcome_class(whole), whole.calls)
+        for e, narrow in taken:
             trigger = trigger_of(e, apis)
             key = (trigger, outcome_class(e), e.calls, narrow)
-            causes.setdefault(key, Cause(trigger, key[1], e.calls, narrow=narrow)).entries.append(e)
+            cause = causes.setdefault(key, Cause(trigger, key[1], e.calls, narrow=narrow))
+            cause.entries.append(e)
+            if taken != [(whole, False)]:  # a split took it apart
+                cause.split_from.add(origin)
     out = sorted(causes.values(), key=lambda c: (-c.cells, c.title))
     seen: dict[str, int] = {}
     for c in out:  # slugs are cut at 80 characters: number the ones that meet
@@ -358,8 +366,8 @@ def table(causes: list[Cause], short=None) -> list[str]:
     return rows
 
 
-SCHEMA_VERSION = 2  # results/causes.json; 2: each cause's ``narrow``
-READS = (1, 2)
+SCHEMA_VERSION = 3  # results/causes.json; 2: each cause's ``narrow``; 3: its ``split_from``
+READS = (1, 2, 3)
 CAUSES_FILE = "causes.json"
 
 
@@ -406,6 +414,10 @@ def records(causes: list[Cause], repro_links: dict[str, dict] | None = None) -> 
                 "outcome": c.outcome,
                 "calls": c.calls,
                 "narrow": c.narrow,
+                "split_from": [
+                    {"trigger": _trigger_dict(t), "outcome": o, "calls": n}
+                    for t, o, n in sorted(c.split_from, key=str)
+                ],
                 "modes": c.modes,
                 "workloads": c.workloads,
                 "strategies": c.strategies,
@@ -434,7 +446,7 @@ def from_json(text: str) -> list[dict]:
     data = json.loads(text)
     if data.get("schema_version") not in READS:
         raise ValueError(f"causes schema_version {data.get('schema_version')!r}")
-    return [{"narrow": False, **c} for c in data["causes"]]
+    return [{"narrow": False, "split_from": [], **c} for c in data["causes"]]
 
 
 __all__ = [

@@ -527,6 +527,21 @@ def same(text: str) -> str:
     return re.sub(r"^(class Net\(nn\.Cell\):)  # .*$", r"\1", text, flags=re.M)
 
 
+def shaped(cause: dict) -> list[tuple[str, str, str]]:
+    """(strategy, ``placement-read-order``, mode) of each entry whose shape reads the state as
+    the clip does, the witness's first: the program with the entry's own read (a stale read of a
+    view taken before the write needs that view)."""
+    out = []
+    for e in sorted(cause["entries"], key=lambda e: e["anchor"] != cause["witness"]):
+        ex = e["example"]
+        try:
+            where = "-".join([placement(ex["shape"]), *read_order(ex["shape"])])
+        except NotReduced:
+            continue
+        out.append((ex["strategy"], where, ex["mode"]))
+    return list(dict.fromkeys(out))
+
+
 def rule_tries(cause: dict, rule, tries: list) -> tuple[list, dict]:
     """(the programs to try, {each one's placement: its pair's}) for a cause whose trigger is a
     construct (``dim``, ``bad``, ``good``): the write's placement, or the clip's read or order
@@ -570,10 +585,12 @@ def reduce_cause(
         rule = (cause.get("trigger") or {}).get("construct")
         if rule:  # a construct is the trigger: the program must have it, and work without it
             tries, good = rule_tries(cause, rule, tries)
+        else:  # then the entries' own reads of the state, where the plain program does not show it
+            tries = [*tries[:3], *[t for t in shaped(cause) if t not in tries][:3]]
     except NotReduced as err:
         r.why_not = str(err)
         return r
-    for strategy, where, mode in tries[:3]:
+    for strategy, where, mode in tries[:6]:
         label = _label(strategy, where, mode)
         try:
             source = (strategies / f"{strategy}.py").read_text(encoding="utf-8")
@@ -583,8 +600,11 @@ def reduce_cause(
             continue
         path = out_dir / name
         before = (earlier or {}).get(same(text))
-        paired = before and (not good or any("(works with it)" in t for t in before.tried))
-        if paired:  # run before, with its minimal pair where the cause needs one
+        # run before, and with this cause's pair where it needs one (another rule's pair of the
+        # same program is not this one's)
+        mine = f"{_label(strategy, good[where], mode)} (works with it): " if good else ""
+        paired = before and (not good or any(t.startswith(mine) for t in before.tried))
+        if paired:
             write_text_atomic(path, text)
             kept = Reduced(**{**asdict(before), "rank": r.rank, "slug": r.slug, "title": r.title})
             if before.slug != r.slug:  # another cause's APIs and modes: checked again (main)
@@ -714,10 +734,11 @@ def split_of(cause: dict, bucket: list[dict]):
 
 def splits_kept(old, found, causes: list[dict]) -> list:
     """The splits to record: the earlier ones (``old``) whose cause is still among ``causes``,
-    merged with those this run found (``found``), one per key (their ``missed`` joined)."""
+    or was split into some of them (their ``split_from``), merged with those this run found
+    (``found``), one per key (their ``missed`` joined)."""
     from bench.causes.causes import Split
 
-    keys = {_key(c) for c in causes}
+    keys = {_key(c) for c in causes} | {_key(o) for c in causes for o in c.get("split_from", ())}
     out: dict[tuple, Split] = {}
     for s in [*old, *found]:
         if s.key not in keys:

@@ -312,6 +312,28 @@ def test_the_same_program_is_reused_with_its_runs_and_takes_the_new_rank(tmp_pat
     assert R.same(written) == R.same(text)
 
 
+def test_a_program_is_reused_for_a_rule_only_with_that_rules_pair(tmp_path):
+    """The program of `read=view` (paired with `read=copy`) is also the program of
+    `order=before` (to be paired with `order=after`): reused only with its own pair."""
+    (tmp_path / "assign.py").write_text(ASSIGN)
+    entry = {**_cause()["entries"][0], "example": {"strategy": "assign", "mode": "jit_bytecode",
+             "shape": "helper-view-before-arg"}}  # fmt: skip
+    text = R.program(R.writer(ASSIGN), "jit_bytecode", "helper-view-before",
+                     "write dropped at call 1", "t")  # fmt: skip
+    tried = [
+        "assign@helper-view-before-jit_bytecode: REPRODUCED: write dropped at call 1",
+        "assign@helper-copy-before-jit_bytecode (works with it): NOT REPRODUCED: works",
+    ]
+    view = R.Reduced(5, "view", "t", script="x.py", lines=29, tried=tried)
+    order = {**_cause(), "entries": [entry],
+             "trigger": {"construct": ["order", "before", "after"], "apis": []}}  # fmt: skip
+    got = R.reduce_cause(order, tmp_path, "/no/python", tmp_path, {R.same(text): view})
+    assert not got.script and got.tried[0].startswith("assign@helper-view-before-jit_bytecode: ")
+    read = {**order, "trigger": {"construct": ["read", "view", "copy"], "apis": []}}
+    got = R.reduce_cause(read, tmp_path, "/no/python", tmp_path, {R.same(text): view})
+    assert got.script and got.tried == view.tried  # its own pair: reused, nothing run
+
+
 def test_a_changed_program_is_run_again(tmp_path):
     (tmp_path / "assign.py").write_text(ASSIGN)
     before = R.Reduced(2, "write-dropped-x", "T", script="x.py", lines=1,
@@ -400,3 +422,17 @@ def test_splits_are_kept_while_their_cause_is_there_and_merged_by_key():
     assert [s.missed for s in kept] == [{("add_", "jit_ast"), ("add_", "jit_bytecode")}]
     gone = {**_add_cause(), "outcome": "stale read"}
     assert R.splits_kept([a], [], [gone]) == []
+
+
+def test_a_split_of_several_apis_is_kept_while_its_parts_name_it():
+    """A cause of two APIs whose program misses one splits into a cause of the other API and a
+    narrow one: neither has the first cause's key, so the split is kept by their
+    ``split_from`` (without it the next report merged them back and the next reduce split them
+    again, for ever)."""
+    whole = {**_add_cause(), "trigger": {"construct": None, "apis": ["a.x", "a.y"]}}
+    split = R.split_of(whole, [{"strategy": "y", "mode": "graph", "code": 1}])
+    origin = {"trigger": whole["trigger"], "outcome": whole["outcome"], "calls": whole["calls"]}
+    shown = {**whole, "trigger": {"construct": None, "apis": ["a.x"]}, "split_from": [origin]}
+    narrow = {**shown, "trigger": {"construct": None, "apis": ["a.y"]}, "narrow": True}
+    assert R.splits_kept([split], [], [shown, narrow]) == [split]
+    assert R.splits_kept([split], [], [{**shown, "split_from": []}]) == []
