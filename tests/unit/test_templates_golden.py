@@ -174,3 +174,39 @@ def test_the_instances_page_has_one_golden_rendering():
     tables = [("brn", "r1", head, [["GRAPH_MODE", "not run", "0 of 3"]]),
               ("clip", "r2", head, [["GRAPH_MODE", "1 of 40", "2 of 9"]])]  # fmt: skip
     _check("instances.md", templating.render("instances.md.j2", tables=tables))
+
+
+def test_the_check_tools_answer_avoid_and_exception_have_one_golden_rendering():
+    """``check_answer.md.j2`` (no answer; a decided one with its cost; an undecided one without a
+    snippet in a distribution mode), ``check_avoid.md.j2`` (two strategies sharing an API, and
+    more than shown) and ``check_except.md.j2``."""
+    from bench.decide.decisions import Failure
+
+    cost = Cost("brn", 1024, "batch size", added_s=7 * US, low_s=4 * US, high_s=10 * US,
+                ratio=1.04)  # fmt: skip
+    base = dict(mode="graph", write="ops.Assign", cost=cost, decided=True, snippet=["x"],
+                description="d", reason=Reason())  # fmt: skip
+    answers = [
+        NS(**{**base, "write": None, "reason": Reason("open", rivals=(("a", "brn"),))}),
+        NS(**base),
+        NS(
+            **{
+                **base,
+                "decided": False,
+                "snippet": [],
+                "cost": None,
+                "mode": "pynative",
+                "reason": Reason("open", rivals=(("a", "brn"),)),
+            }
+        ),  # fmt: skip
+    ]
+    texts = [
+        templating.render("check_answer.md.j2", d=d, drain=d.mode == "pynative") for d in answers
+    ]
+    avoid = (Failure("set_data", "mindspore.Parameter.set_data", 0, 50, "raises"),
+             Failure("host", "mindspore.Parameter.set_data", 10, 50, "stale read"),
+             Failure("add_", "mindspore.Tensor.add_", 0, 50, "write dropped"))  # fmt: skip
+    texts.append(templating.render("check_avoid.md.j2", d=NS(avoid=avoid), shown=2))
+    f = Failure("assign", "mindspore.ops.assign", 48, 50, "stale read", ("clip:a", "brn:b"))
+    texts.append(templating.render("check_except.md.j2", f=f))
+    _check("check.md", "\n<!-- next -->\n".join(texts))
