@@ -186,19 +186,12 @@ def test_the_check_tools_answer_avoid_and_exception_have_one_golden_rendering():
                 ratio=1.04)  # fmt: skip
     base = dict(mode="graph", write="ops.Assign", cost=cost, decided=True, snippet=["x"],
                 description="d", reason=Reason())  # fmt: skip
+    open_ = Reason("open", rivals=(("a", "brn"),))
+    undecided = {"decided": False, "snippet": [], "cost": None, "mode": "pynative"}
     answers = [
-        NS(**{**base, "write": None, "reason": Reason("open", rivals=(("a", "brn"),))}),
+        NS(**{**base, "write": None, "reason": open_}),
         NS(**base),
-        NS(
-            **{
-                **base,
-                "decided": False,
-                "snippet": [],
-                "cost": None,
-                "mode": "pynative",
-                "reason": Reason("open", rivals=(("a", "brn"),)),
-            }
-        ),  # fmt: skip
+        NS(**{**base, **undecided, "reason": open_}),
     ]
     texts = [
         templating.render("check_answer.md.j2", d=d, drain=d.mode == "pynative") for d in answers
