@@ -380,9 +380,12 @@ def as_written(source: str, mode: str, expected: str, title: str) -> str:
     consts, imports = [], []
     for n in tree.body:
         if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("bench."):
-            module = importlib.import_module(n.module)
+            try:
+                module = importlib.import_module(n.module)
+            except ImportError as err:
+                raise NotReduced(f"its import of {n.module} fails: {err}") from err
             for a in n.names:
-                value = getattr(module, a.name)
+                value = getattr(module, a.name, None)
                 if isinstance(value, (int, float, str)):
                     consts.append(
                         f"{a.asname or a.name} = {value!r}  # from the suite's {n.module}"

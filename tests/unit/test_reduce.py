@@ -160,6 +160,12 @@ def test_an_as_written_program_catches_an_error_only_when_the_cause_is_one():
     assert "except Exception as exc:" in raising
 
 
+def test_an_as_written_strategy_whose_suite_import_fails_is_not_reduced():
+    broken = EMA_OWN.replace("bench.measured.workloads.ema.spec", "bench.no_such_module")
+    with pytest.raises(R.NotReduced, match=r"bench\.no_such_module"):
+        R.as_written(broken, "graph", "write dropped at call 1", "t")
+
+
 def test_an_as_written_strategy_outside_the_ema_is_not_reduced():
     own = EMA_OWN.replace("self.emas", "self.state")
     with pytest.raises(R.NotReduced, match="outside the EMA"):
