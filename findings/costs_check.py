@@ -9,9 +9,10 @@
    step where both were raced: the answer slower beyond the margin at some size and faster at
    none is a violation; slower at some sizes and faster at others is a crossover (listed: the
    cheaper one depends on the size, and the answer is the lower mean over the sizes).
-3. No added time shown against an invalid twin: every twin ``analysis.check_twins`` rejects, and
-   whether the committed pages show a number for a cell measured against it: ``results.csv``
-   (its ``twin_valid`` column and a blank ``added_s``) and the workload page's cost table.
+3. No added time shown against an invalid twin: every twin ``analysis.check_twins`` rejects in
+   the run the pages stand on (``page_runs``), and whether the pages show a number for a cell
+   measured against it: ``results.csv`` (its ``twin_valid`` column and a blank ``added_s``) and
+   the workload page's cost table.
 
     python findings/costs_check.py            # every workload's reference; exit 1 on a violation
 """
@@ -40,6 +41,15 @@ def runs() -> dict:
         if ref:
             out[w] = load.load(ref)
     return out
+
+
+def page_runs(results: Path = RESULTS) -> dict:
+    """{workload: the run its pages under ``results`` stand on} (``results/pages.json``: the
+    pinned reference, or a run a user's ``nox -s bench`` published in its place): the pages are
+    checked against the run they were rendered from."""
+    from bench.decide import provenance
+
+    return provenance.page_runs(results)
 
 
 def aa_coverage(found: dict) -> None:
@@ -159,7 +169,7 @@ def main() -> int:
     print()
     aa_coverage(found)
     bad = answers_not_slower(found)
-    bad += invalid_twins(found)
+    bad += invalid_twins(page_runs())
     return 1 if bad else 0
 
 
