@@ -184,6 +184,29 @@ def placement(shape: str) -> str:
     return first
 
 
+# the end of a program whose outcome may be an error: the error's words, as the gate records them
+ERROR_IS_OUTCOME = [
+    "try:",
+    '    got = judge() or "works"',
+    "except Exception as exc:  # an error is an outcome: its words, rules of dashes out",
+    '    got = " ".join(w for w in f"raises: {type(exc).__name__}: {exc}".split() if w.strip("-"))',
+]
+
+
+def _reload_call(expected: str) -> int:
+    """The call before which the reload form loads a checkpoint (``want``), 0 for no reload."""
+    found = re.search(r"at call (\d+)", expected) if expected.startswith(RELOADED) else None
+    return int(found.group(1)) if found else 0
+
+
+def _reload_line(reload: int, one: str) -> str:
+    """The judge's line that loads a checkpoint of another ``w`` before call ``reload``."""
+    return (
+        f"        if call == {reload}:  ms.load_param_into_net(net, "
+        f'{{"w": ms.Parameter(10 * {one}, name="w")}})  # another w, as a loop resumes'
+    )
+
+
 def read_order(shape: str) -> tuple[str, str]:
     """The read and the order of a clip-like shape (``helper-view-before-arg`` -> ``view``,
     ``before``); NotReduced where the shape has neither."""
@@ -211,9 +234,7 @@ def program(
         raise NotReduced("the write is several statements: it cannot sit inside ops.depend")
     context, jit = SETUP[mode]
     crash = expected == CRASHED
-    reload = (
-        int(re.search(r"at call (\d+)", expected).group(1)) if expected.startswith(RELOADED) else 0
-    )
+    reload = _reload_call(expected)
     value = "self.limit * 0.9 + self.w * 0.1" if reload else "self.limit + x"
     head = "from mindspore import "
     froms = {"nn", "ops"}  # ops: the depend placement
@@ -290,8 +311,7 @@ def program(
     if reload:
         lines += [
             f"    for call in range(1, {max(CALLS, reload) + 1}):",
-            f"        if call == {reload}:  ms.load_param_into_net(net, "
-            f'{{"w": ms.Parameter(10 * {one}, name="w")}})  # another w, as a loop resumes',
+            _reload_line(reload, one),
             "        old, w, out = net.limit.asnumpy().copy(), net.w.asnumpy().copy(), "
             "net(ms.Tensor(np.full((1,), call, np.float32))).asnumpy()  # in this order",
             judged,
@@ -331,13 +351,7 @@ def program(
             ' else f"exit {child.returncode}")',
         ]
     else:
-        lines += [
-            "try:",
-            '    got = judge() or "works"',
-            "except Exception as exc:  # an error is an outcome: its words, rules of dashes out",
-            '    got = " ".join(w for w in f"raises: {type(exc).__name__}: {exc}".split()'
-            ' if w.strip("-"))',
-        ]
+        lines += ERROR_IS_OUTCOME
     lines += [
         'print(("REPRODUCED: " if got.startswith(EXPECTED) else "NOT REPRODUCED: ") + got)',
         "raise SystemExit(0 if got.startswith(EXPECTED) else 1)",
@@ -394,9 +408,7 @@ def as_written(source: str, mode: str, expected: str, title: str) -> str:
             line = ast.unparse(n)
             if line not in ("import numpy as np", "import mindspore as ms"):  # in the first
                 imports.append(line)
-    reload = (
-        int(re.search(r"at call (\d+)", expected).group(1)) if expected.startswith(RELOADED) else 0
-    )
+    reload = _reload_call(expected)
     context, jit = SETUP[mode]
     after = any(f.name == "after_step" for f in methods)
     one, d, rest = "ms.Tensor(np.ones((1,), np.float32))", f"{DECAY:g}", f"{1 - DECAY:.6g}"
@@ -417,14 +429,7 @@ def as_written(source: str, mode: str, expected: str, title: str) -> str:
         "    net = Net()",
         *([f"    {jit}"] if jit else []),
         f"    for call in range(1, {max(CALLS, reload) + 1}):",
-        *(
-            [
-                f"        if call == {reload}:  ms.load_param_into_net(net, "
-                f'{{"w": ms.Parameter(10 * {one}, name="w")}})  # another w, as a loop resumes'
-            ]
-            if reload
-            else []
-        ),
+        *([_reload_line(reload, one)] if reload else []),
         "        old, w = net.emas[0].asnumpy().copy(), net.weights[0].asnumpy().copy()",
         "        out = net(x := ms.Tensor(np.full((1,), call, np.float32)))"
         + ("; net.after_step(out, x)  # as the harness calls it" if after else ""),
@@ -435,13 +440,7 @@ def as_written(source: str, mode: str, expected: str, title: str) -> str:
             " else ('wrong value', 'write dropped')[bool(np.allclose(got, old))]} at call {call}\""
         ),
         *(
-            [
-                "try:",
-                '    got = judge() or "works"',
-                "except Exception as exc:  # an error is an outcome: its words, dashes out",
-                '    got = " ".join(w for w in f"raises: {type(exc).__name__}: {exc}".split()'
-                ' if w.strip("-"))',
-            ]
+            ERROR_IS_OUTCOME
             if expected.startswith("raises: ")
             else ['got = judge() or "works"  # an error ends it with exit 1: not this outcome']
         ),
@@ -502,11 +501,15 @@ class Reduced:
     bucket: list = field(default_factory=list)
 
 
+def _witness_first(cause: dict) -> list[dict]:
+    """The cause's entries, its witness first."""
+    return sorted(cause["entries"], key=lambda e: e["anchor"] != cause["witness"])
+
+
 def candidates(cause: dict) -> list[tuple[str, str, str]]:
     """(strategy, placement, mode) to try, the witness's example first, then each entry's."""
     out, why = [], []
-    entries = sorted(cause["entries"], key=lambda e: e["anchor"] != cause["witness"])
-    for e in entries:
+    for e in _witness_first(cause):
         ex = e["example"]
         try:
             key = (ex["strategy"], placement(ex["shape"]), ex["mode"])
@@ -535,7 +538,7 @@ def shaped(cause: dict) -> list[tuple[str, str, str]]:
     the clip does, the witness's first: the program with the entry's own read (a stale read of a
     view taken before the write needs that view)."""
     out = []
-    for e in sorted(cause["entries"], key=lambda e: e["anchor"] != cause["witness"]):
+    for e in _witness_first(cause):
         ex = e["example"]
         try:
             where = "-".join([placement(ex["shape"]), *read_order(ex["shape"])])
@@ -555,21 +558,16 @@ def rule_tries(cause: dict, rule, tries: list) -> tuple[list, dict]:
         return list(dict.fromkeys((s, bad, m) for s, _, m in tries)), {bad: good}
     if dim not in ("read", "order"):
         raise NotReduced(f"needs `{dim}={bad}` against `{dim}={good}`: not in this program")
-    out, pairs, why = [], {}, []
-    for e in sorted(cause["entries"], key=lambda e: e["anchor"] != cause["witness"]):
-        ex = e["example"]
-        try:
-            read, order = read_order(ex["shape"])
-            where = placement(ex["shape"])
-        except NotReduced as err:
-            why.append(str(err))
-            continue
+    found = shaped(cause)
+    if not found:
+        raise NotReduced("no read and order of the state in any entry's shape")
+    out, pairs = [], {}
+    for strategy, where, mode in found:
+        place, read, order = where.split("-")
         dims = {"read": read, "order": order}
-        bad_where = "-".join([where, *{**dims, dim: bad}.values()])
-        pairs[bad_where] = "-".join([where, *{**dims, dim: good}.values()])
-        out.append((ex["strategy"], bad_where, ex["mode"]))
-    if not out:
-        raise NotReduced(why[0] if why else "no entry has an example")
+        bad_where = "-".join([place, *{**dims, dim: bad}.values()])
+        pairs[bad_where] = "-".join([place, *{**dims, dim: good}.values()])
+        out.append((strategy, bad_where, mode))
     return list(dict.fromkeys(out)), pairs
 
 

@@ -63,14 +63,13 @@ def invalid_twins(run: RunData) -> list[tuple[str, str, str]]:
 @dataclass(frozen=True)
 class AARow:
     """One mode's A/A cells: the estimate per size (None where none ran), the coverage, the
-    sizes a bias makes undetermined, the between-process spread."""
+    sizes a bias makes undetermined."""
 
     mode: str
     by_size: dict
     inside: int
     total: int
     flagged: list
-    heterogeneity: object  # cellstats.Heterogeneity, or None where no cell ran in two processes
 
 
 def aa_rows(run: RunData) -> tuple[list[int], list[AARow]]:
@@ -82,9 +81,8 @@ def aa_rows(run: RunData) -> tuple[list[int], list[AARow]]:
         m = run.analysis.get(mode)
         if m and m.aa:
             inside, total = coverage.get(mode, (0, 0))
-            het = m.heterogeneity if m.heterogeneity is not None and m.heterogeneity.df else None
             by = {n: m.aa.get(n) for n in sizes}
-            rows.append(AARow(mode, by, inside, total, undetermined_sizes(run, mode), het))
+            rows.append(AARow(mode, by, inside, total, undetermined_sizes(run, mode)))
     return sizes, rows
 
 
