@@ -8,9 +8,8 @@ A workload's timing has its own rates (``WORKLOADS``: EMA's and the KV cache's m
 model's, and the modes not yet timed follow the others' ratio to the model (``scale``, drawn
 towards 1 until a tenth of the phase's work has run). Work is counted in units: a gate or
 prepare item is one, a timing race as many as its members (a race of ten members takes about half
-as long as one of twenty). A later stage is guessed from the workload's share until a mode's
-stage 0 ends; then the races it will run are known (``bench.run.time_phase``) and replace the
-guess.
+as long as one of twenty). A later stage is guessed from the mode's candidates until its stage 0
+ends; then the races it will run are known (``bench.run.time_phase``) and replace the guess.
 """
 
 from __future__ import annotations

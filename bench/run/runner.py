@@ -57,10 +57,10 @@ def run(
             expect_timing(ctx)
         gated = final_verdicts.final(gate_phase(ctx), [])
         if not plan.gate_only:
-            expect_timing(ctx, gated)  # the races' members, now that the verdicts are known
+            answer_pool = {m: candidates(ctx, gated, m) for m in plan.modes}
+            expect_timing(ctx, gated, answer_pool)  # the races, now that the verdicts are known
             earlier = screens(ctx)  # read once: what not to screen, then the shapes chosen
             prepared = prepare_phase(ctx, gated, earlier)
-            answer_pool = {m: candidates(ctx, gated, m) for m in plan.modes}
             time_phase(ctx, cells(ctx, gated, prepared, earlier), answer_pool)
             regate_alone(ctx, gated)  # a cell wrong only while timed: its kind, alone
     except KeyboardInterrupt:

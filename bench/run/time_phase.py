@@ -117,46 +117,73 @@ def _ks(timings) -> dict[tuple, int]:
     return out
 
 
-# Of one stage-0 process's work, what a later stage takes (fewer races, more rounds each): from
-# the wall times of the default runs of 2026-12-06 (stage 1 against stage 0's two processes),
-# clip 0.43 (four runs: 90-110 s after 470 s), brn 0.61 (two: 159 and 161 s after 520 s), ema 0.06
-# (two: 10 and 17 s), kvcache 0.04 (two: 6 and 28 s); 0.5 for a workload not measured. It counts
-# only until a mode's stage 0 ends (``_expect_later``).
-LATER = {"clip": 0.43, "brn": 0.61, "ema": 0.06, "kvcache": 0.04}
-LATER_DEFAULT = 0.5
-# A later stage's member, against a stage-0 member's seconds (more rounds, the same build):
-# 1.15-1.39 in the clip and brn runs of 2026-12-06 (stage 1's seconds per member over stage 0's)
-LATER_MEMBER = 1.3
+# Of a stage-0 member's seconds, the part that does not grow with its rounds (compile, warm-up,
+# sizing its blocks): a later-stage member of R rounds costs LATER_FIXED + (1 - LATER_FIXED) * R / r
+# of a stage-0 member of r rounds. Stage 1's members at 28-40 rounds took 1.55-2.3 times a stage-0
+# member of 10 in the clip runs of 2026-12-07 (c0d2 default: graph 1.55, blocking 1.68; 67a7 two
+# strategies: graph 1.7, ast 2.3); 1.3 for every later member had the two-strategy run's ETA at
+# 0.78 of the time left at half-way.
+LATER_FIXED = 0.75
 
 
-def units(item: Item, stage: int = 0) -> float:
-    """An item's work for the ETA: a race's members, else one; a later stage's member counts
-    as ``LATER_MEMBER`` (more rounds)."""
-    return (len(item.members) or 1) * (LATER_MEMBER if stage else 1)
+def units(item: Item, stage: int = 0, base_rounds: int = 0) -> float:
+    """An item's work for the ETA: a race's members, else one; a later stage's member as more of a
+    stage-0 one as its rounds (``item.rounds``) exceed stage 0's (``base_rounds``)."""
+    members = len(item.members) or 1
+    if not stage:
+        return members
+    base = base_rounds or item.rounds or 1
+    return members * (LATER_FIXED + (1 - LATER_FIXED) * (item.rounds or base) / base)
 
 
-def expect_timing(ctx: RunContext, gated=None) -> None:
+def later_guess(precision, distribution: bool, races: int, open_members: int) -> float:
+    """The units a mode's later stage is guessed at until its stage 0 ends (``_expect_later``
+    replaces the guess): each of its ``races`` again with the ``open_members`` that may stay
+    undecided (the candidates the answer is chosen from) and the A/A cell, at the tier's most
+    rounds (stage 1 of the clip's runs of 2026-12-07 raced every size of every compiled mode,
+    mostly at ``max_rounds``). Nothing where the tier has no later stage, where the mode is timed
+    as a distribution, or where fewer than two candidates leave nothing to decide (a tier with a
+    ``target`` width races even one)."""
+    if not precision.stages or distribution or not races:
+        return 0.0
+    if open_members < (1 if precision.target else 2):
+        return 0.0
+    member = LATER_FIXED + (1 - LATER_FIXED) * precision.max_rounds / precision.rounds
+    return races * (open_members + 1) * member
+
+
+def _open_members(item: Item, names) -> int:
+    """How many of a stage-0 race's strategies a later stage may race (``names``: the
+    candidates, None: every working one)."""
+    return sum(m.role == "update" and (names is None or m.strategy in names) for m in item.members)
+
+
+def expect_timing(ctx: RunContext, gated=None, candidates=None) -> None:
     """The races the time phase will run, one per mode and size in each process of stage 0 and
     in one later stage (``_plan_stage_zero`` replaces the guess), so the ETA counts them from the
     first line on. Before the gate (``gated`` None) a race is guessed at one member per strategy;
     once the gate's verdicts are known, at the strategies that work in the mode, the A/A cell
-    and, in a full run of a tier that times them, the layout twins."""
+    and, in a full run of a tier that times them, the layout twins; its later stage at the
+    mode's ``candidates`` (``{mode: names}``; None: every working strategy)."""
     precision = ctx.plan.precision
     ctx.progress.settle("time")
     layouts = len(ctx.workload.layout_twins()) if precision.layout_cells and ctx.full else 0
     for mode in ctx.plan.modes:
         if gated is None:  # clip: 24 strategies, races of about 19 members on 2026-12-06
             members = len(ctx.plan.strategies)
+            working = set(ctx.plan.strategies)
         else:
-            members = len(select.working(gated, mode)) + 1 + max(0, layouts - 1)
-        share = LATER.get(ctx.plan.workload, LATER_DEFAULT)
-        later = share if precision.stages and not ctx.mode(mode).distribution else 0
+            working = set(select.working(gated, mode))
+            members = len(working) + 1 + max(0, layouts - 1)
+        names = (candidates or {}).get(mode)
+        open_members = len(working if names is None else working & set(names))
         sizes = len(ctx.plan.batch_sizes)
+        later = later_guess(precision, ctx.mode(mode).distribution, sizes, open_members)
         starts = (precision.processes + (later > 0)) * _processes(ctx, mode, sizes)
-        ctx.progress.expect("time", mode, members * sizes * (precision.processes + later), starts)
+        ctx.progress.expect("time", mode, members * sizes * precision.processes + later, starts)
 
 
-def _plan_stage_zero(ctx: RunContext, cells: dict[str, list[Item]]) -> None:
+def _plan_stage_zero(ctx: RunContext, cells: dict[str, list[Item]], candidates=None) -> None:
     """The ETA counts every process of stage 0 from its start (a later process is built only
     once the first has run, to reuse its k): each mode's items not yet recorded, per process,
     and one process per item where each race needs its own."""
@@ -167,15 +194,18 @@ def _plan_stage_zero(ctx: RunContext, cells: dict[str, list[Item]]) -> None:
             if todo:
                 starts = _processes(ctx, mode, len(todo))
                 ctx.progress.plan("time", mode, sum(units(c) for c in todo), starts)
-    share = LATER.get(ctx.plan.workload, LATER_DEFAULT)
-    for mode, items in cells.items():  # a later stage: about half a process's work
-        if ctx.plan.precision.stages and not ctx.mode(mode).distribution:
-            ctx.progress.expect("time", mode, share * sum(units(c) for c in items), 1)
+    precision = ctx.plan.precision
+    for mode, items in cells.items():  # a later stage, guessed from the candidates
+        names = (candidates or {}).get(mode)
+        open_members = max((_open_members(c, names) for c in items), default=0)
+        later = later_guess(precision, ctx.mode(mode).distribution, len(items), open_members)
+        if later:
+            ctx.progress.expect("time", mode, later, _processes(ctx, mode, len(items)))
 
 
 def stage_zero(ctx: RunContext, cells: dict[str, list[Item]], candidates=None) -> None:
     precision = ctx.plan.precision
-    _plan_stage_zero(ctx, cells)
+    _plan_stage_zero(ctx, cells, candidates)
     jobs = []
     for process in range(precision.processes):
         if ctx.past_deadline():
@@ -208,7 +238,8 @@ def later_stage(
         mine = _jobs(ctx, mode, process, stage, todo)
         for job in mine:
             jobs.append(job)
-            ctx.progress.plan("time", mode, sum(units(c, stage) for c in job.items), 1)
+            rounds = ctx.plan.precision.rounds
+            ctx.progress.plan("time", mode, sum(units(c, stage, rounds) for c in job.items), 1)
         if mine:
             ctx.progress.line(f"time {mode}: stage {stage}: {len(todo)} races still open")
     if not jobs:
@@ -271,7 +302,8 @@ def _expect_later(ctx: RunContext, mode: str, cells: dict[str, list[Item]], cand
     races = todo.get(mode, [])
     if races:
         starts = _processes(ctx, mode, len(races))
-        ctx.progress.expect("time", mode, sum(units(c, 1) for c in races), starts)
+        work = sum(units(c, 1, ctx.plan.precision.rounds) for c in races)
+        ctx.progress.expect("time", mode, work, starts)
 
 
 def _needed(m: analysis.ModeAnalysis, cell: analysis.Cell) -> float:
@@ -324,7 +356,7 @@ def short_of(ctx: RunContext, cells: dict[str, list[Item]]) -> dict:
 
 def _time_job(ctx: RunContext, job: Job) -> None:
     ctx.progress.process_started("time")
-    work = {i.key: units(i, job.stage) for i in job.items}
+    work = {i.key: units(i, job.stage, ctx.plan.precision.rounds) for i in job.items}
 
     def handle(event):
         if event["event"] == "start":

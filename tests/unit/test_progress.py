@@ -4,6 +4,8 @@ later stage's races are expected until planned. The clock is faked: nothing wait
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from bench.run import progress as P
@@ -87,9 +89,36 @@ def test_the_time_phase_plans_a_race_by_its_members():
     member = Member("s", "x", "p", "", "update", "control/base", "q")
     race = Item("race", "race", "", "", members=(member,) * 7)
     assert time_phase.units(race) == 7
-    # a later stage's member runs more rounds: it counts as more of a stage-0 one
-    assert time_phase.units(race, stage=1) == pytest.approx(7 * time_phase.LATER_MEMBER)
+    # a later stage's member counts as more of a stage-0 one as its rounds exceed stage 0's:
+    # its compile and warm-up stay, its rounds grow (stage 1 at 40 rounds: 1.55-2.3 times)
+    fixed = time_phase.LATER_FIXED
+    assert time_phase.units(replace(race, rounds=10), stage=1, base_rounds=10) == 7
+    assert time_phase.units(replace(race, rounds=40), stage=1, base_rounds=10) == pytest.approx(
+        7 * (fixed + (1 - fixed) * 4)
+    )
+    assert 1.55 <= fixed + (1 - fixed) * 4 <= 2.3
     assert time_phase.units(Item("s", "x", "p", "")) == 1
+
+
+def test_a_later_stage_is_guessed_at_its_candidates_and_most_rounds():
+    """Before a mode's stage 0 ends, its later stage is guessed from the candidates: every race
+    again with them and the A/A cell at the tier's most rounds; nothing where fewer than two
+    candidates leave nothing to decide, where the mode is a distribution or the tier has no later
+    stage. A two-strategy run's stage 1 (three races of three members at 18-40 rounds) took 32 s,
+    the old guess (0.43 of a stage-0 process of three members each) about a third of it."""
+    from bench.run import time_phase
+    from bench.run.plan import TIERS
+
+    default, quick, rigorous = TIERS["default"], TIERS["quick"], TIERS["rigorous"]
+    member = time_phase.LATER_FIXED + (1 - time_phase.LATER_FIXED) * 40 / 10
+    assert time_phase.later_guess(default, False, 3, 2) == pytest.approx(3 * 3 * member)
+    assert time_phase.later_guess(default, False, 3, 1) == 0  # one candidate: nothing to decide
+    assert time_phase.later_guess(default, True, 3, 5) == 0  # PYNATIVE: a distribution
+    assert time_phase.later_guess(quick, False, 3, 5) == 0  # no later stage
+    assert time_phase.later_guess(default, False, 0, 5) == 0
+    # a tier that times to a target width races even one candidate
+    one = time_phase.later_guess(rigorous, False, 2, 1)
+    assert one == pytest.approx(2 * 2 * (time_phase.LATER_FIXED + 0.25 * 200 / 20))
 
 
 def test_the_quick_tier_counts_its_own_rates_and_process_starts():
@@ -129,6 +158,22 @@ def test_after_the_gate_a_race_is_expected_at_the_strategies_that_work_there():
              v("a", "pynative")]  # fmt: skip
     expect_timing(ctx, gated)
     assert p.expected == {("time", "graph"): 3, ("time", "pynative"): 2}
+    # the default tier adds a later stage where two candidates or more can stay undecided
+    from bench.run.time_phase import later_guess
+
+    default = TIERS["default"]
+    ctx.plan = NS(**{**vars(plan), "precision": default})
+    ctx.mode = lambda m: NS(distribution=m == "pynative", race_per_process=False)
+    expect_timing(ctx, gated, {"graph": {"a", "b"}, "pynative": {"a"}})
+    stage0 = default.processes * 3
+    assert p.expected[("time", "graph")] == pytest.approx(
+        stage0 + later_guess(default, False, 1, 2)
+    )
+    assert p.expected_starts[("time", "graph")] == default.processes + 1
+    assert p.expected[("time", "pynative")] == default.processes * 2  # a distribution: none
+    expect_timing(ctx, gated, {"graph": {"a"}, "pynative": {"a"}})  # one candidate: none
+    assert p.expected[("time", "graph")] == stage0
+    assert p.expected_starts[("time", "graph")] == default.processes
 
 
 def test_a_mode_not_yet_seen_runs_as_slow_against_the_model_as_the_others_did(clock):
@@ -220,7 +265,7 @@ def test_when_a_modes_stage_zero_ends_its_next_stage_replaces_the_guess(monkeypa
     p = Progress(out=lambda _: None)
     p.expect("time", "graph", 50)
     p.expect("time", "jit_ast", 50)
-    plan = NS(precision=NS(stages=1), seed=0)
+    plan = NS(precision=NS(stages=1, rounds=10), seed=0)
     modes = lambda m: NS(distribution=m == "pynative", race_per_process=m == "jit_ast")  # noqa: E731
     ctx = NS(plan=plan, progress=p, run=NS(path="/nowhere"), past_deadline=lambda: False,
              mode=modes)  # fmt: skip
@@ -239,10 +284,10 @@ def test_when_a_modes_stage_zero_ends_its_next_stage_replaces_the_guess(monkeypa
     assert asked == [] and p.expected[("time", "graph")] == 50  # one graph job still runs
     ended(jobs[2])
     assert asked == [("jit_ast",)]
-    assert p.expected[("time", "jit_ast")] == pytest.approx(time_phase.LATER_MEMBER * 4)
+    assert p.expected[("time", "jit_ast")] == pytest.approx(time_phase.units(race, 1, 10))
     assert p.expected_starts[("time", "jit_ast")] == 1  # one race: one process of its own
     ended(jobs[1])
-    assert p.expected[("time", "graph")] == pytest.approx(time_phase.LATER_MEMBER * 4)
+    assert p.expected[("time", "graph")] == pytest.approx(time_phase.units(race, 1, 10))
     assert p.expected_starts[("time", "graph")] == 1
     ended(jobs[3])  # timed as a distribution: no later stage to learn
     assert asked == [("jit_ast",), ("graph",)]
