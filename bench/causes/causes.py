@@ -265,9 +265,28 @@ def repro_words(r: dict | None, prefix: str = "") -> str:
     said = f"[{r['lines']} lines]({path})"
     if on:
         said += f", reproduces on {', '.join(sorted(on, key=version_key))}"
-    if off:
-        said += f"; not on {', '.join(sorted(off, key=version_key))}"
+    for instead, versions in _instead(r["releases"], off).items():
+        said += f"; not on {', '.join(sorted(versions, key=version_key))}"
+        said += f" ({instead} there)" if instead else ""
     return said
+
+
+def _instead(releases: dict, off: list[str]) -> dict[str, list[str]]:
+    """{what the program did instead, as words ("it shows write dropped at call 1": its words
+    after ``NOT REPRODUCED:``; "it did not end"; "" when it said nothing): the releases it did it
+    on}, in release order: a maintainer learns that 2.7.2 drops the write at call 1 where later
+    releases follow the old values after a reload, not only that 2.7.2 differs."""
+    out: dict[str, list[str]] = {}
+    for v in sorted(off, key=version_key):
+        got = releases[v]
+        printed = " ".join((got.get("printed") or "").split())
+        _, marked, shown = printed.partition("NOT REPRODUCED:")
+        if got.get("result") == "did not end":  # reduce.on_release: no exit code
+            instead = "it did not end"
+        else:
+            instead = f"it shows {shown.strip()[:80]}" if marked and shown.strip() else ""
+        out.setdefault(instead, []).append(v)
+    return out
 
 
 def bucket_words(bucket: list[dict]) -> str:
@@ -313,7 +332,13 @@ def issue_head(cause: Cause, rank: int, of: int, short: dict | None = None) -> s
         from bench.core import paths
 
         text = (paths.ROOT / short["script"]).read_text(encoding="utf-8")
-        runs = "; ".join(f"{v}: {got['result']}" for v, got in short["releases"].items())
+        releases = short["releases"]
+        instead = {v: i for i, vs in _instead(releases, list(releases)).items() for v in vs}
+        runs = "; ".join(
+            f"{v}: {releases[v]['result']}"
+            + (f" ({instead[v]})" if instead[v] and releases[v]["result"] != "reproduces" else "")
+            for v in sorted(releases, key=version_key)
+        )
         program = [
             f"**Short repro** ({short['lines']} lines, imports only `mindspore` and `numpy`; "
             f"exits 0 when it reproduces; alone in a fresh process: {runs}):",

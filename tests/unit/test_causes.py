@@ -222,3 +222,33 @@ def test_a_split_survives_its_round_trip_and_a_cause_wholly_missed_is_all_narrow
     assert causes.Split.from_dict(split.to_dict()) == split
     ((part, narrow),) = causes.parts(_add_entry(), ADD, [split])
     assert narrow and part.cells == _add_entry().cells
+
+
+def test_a_repro_says_the_releases_it_reproduces_on_and_what_it_does_on_the_others():
+    """Hand-made runs per release: the page names where the short program reproduces, and for the
+    others what it showed there (2.7.2 drops the write where later releases follow the old values
+    after a reload), one clause per different outcome, in release order."""
+    said = {0: "reproduces", None: "did not end"}
+    run = lambda code, printed: {  # noqa: E731
+        "code": code,
+        "result": said.get(code, "not on this release"),
+        "printed": printed,
+    }
+    r = {
+        "script": "results/causes/39-x.py",
+        "lines": 27,
+        "releases": {
+            "2.10.0": run(0, "REPRODUCED: follows the old values after a reload at call 5"),
+            "2.9.0": run(1, "NOT REPRODUCED:  write dropped\nat call 1"),
+            "2.7.2": run(1, "NOT REPRODUCED: write dropped at call 1"),
+            "2.8.0": run(None, ""),
+        },
+    }
+    assert causes.repro_words(r, "../") == (
+        "[27 lines](../causes/39-x.py), reproduces on 2.10.0; "
+        "not on 2.7.2, 2.9.0 (it shows write dropped at call 1 there); "
+        "not on 2.8.0 (it did not end there)"
+    )
+    r["releases"] = {"2.10.0": run(0, ""), "2.7.2": run(2, "Traceback ...")}  # said nothing
+    assert causes.repro_words(r) == "[27 lines](causes/39-x.py), reproduces on 2.10.0; not on 2.7.2"
+    assert causes.repro_words({"script": "", "releases": {}}) == ""
