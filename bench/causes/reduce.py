@@ -48,6 +48,7 @@ SCHEMA_VERSION = 3  # 2: each cause's ``bucket``; 3: ``splits`` (``bench.causes.
 CALLS = 3
 TIMEOUT_S = 180.0
 PLACEMENTS = ("inline", "depend", "helper")
+TRIES = 8  # programs written per cause at most (each a fresh MindSpore process, ~5 s)
 AS_WRITTEN = "as-written"  # the strategy's own construct (and after_step), pasted whole
 # how the state is read, and the write's order against the read (the clip's dimensions), for a
 # cause whose trigger is one of them: the program reads ``lim`` and outputs it
@@ -58,6 +59,10 @@ READS = {
     "view": "self.limit.reshape(())",
 }
 ORDERS = ("after", "before")
+# the new value as the clip's ``new`` dimension binds it (the faithful form): a local from an
+# expression, a local from a method of the cell, or the method's call as the write's value
+NEWS = ("expr", "method", "arg")
+LAYOUTS = {"scalar": "()", "vector": "(1,)"}  # bench.strategy.LAYOUTS: the Parameter's shape
 # outcomes the program can show, and the first call the cause's words name
 FIRST_CALL = {
     "at every call": 1,
@@ -99,6 +104,7 @@ class Writer:
     imports: tuple[str, ...]
     init: tuple[str, ...]
     body: tuple[str, ...]
+    layout: str = "scalar"  # the Cell's ``layout``: its small Parameter 0-d, or a (1,) "vector"
 
 
 class _Rename(ast.NodeTransformer):
@@ -137,7 +143,17 @@ def writer(source: str) -> Writer:
     body = [
         x for x in write.body if not (isinstance(x, ast.Expr) and isinstance(x.value, ast.Constant))
     ]
-    return Writer(imports, init, tuple(ast.unparse(x) for x in body))
+    layout = next(
+        (
+            x.value.value
+            for x in (cls.body if cls else [])
+            if isinstance(x, ast.Assign)
+            and [getattr(t, "id", "") for t in x.targets] == ["layout"]
+            and isinstance(x.value, ast.Constant)
+        ),
+        "scalar",  # bench.strategy.Strategy's
+    )
+    return Writer(imports, init, tuple(ast.unparse(x) for x in body), layout)
 
 
 def written(body: tuple[str, ...], value: str, param: str = "self.limit") -> list[str]:
@@ -227,26 +243,40 @@ def program(
     read, and the output that read (what it means: the new limit where the read is taken before
     the write and is an alias, or a view that the write updates, ``view_sees``; else the old)."""
     where, *dims = where.split("-")
-    read, order = dims if len(dims) == 2 else (None, "after")
-    if dims and (len(dims) != 2 or read not in READS or order not in ORDERS):
+    read, order = dims[:2] if len(dims) in (2, 3) else (None, "after")
+    new = dims[2] if len(dims) == 3 else None  # the faithful form: the clip's new, w's layout
+    if dims and (len(dims) not in (2, 3) or read not in READS or order not in ORDERS):
         raise NotReduced(f"placement {'-'.join([where, *dims])!r}: no read and order here")
+    if new is not None and (new not in NEWS or w.layout not in LAYOUTS):
+        raise NotReduced(f"new {new!r}, layout {w.layout!r}: not a form of this program")
+    shape = LAYOUTS[w.layout] if new else "(1,)"
     if where == "depend" and len(w.body) != 1:
         raise NotReduced("the write is several statements: it cannot sit inside ops.depend")
     context, jit = SETUP[mode]
     crash = expected == CRASHED
     reload = _reload_call(expected)
     value = "self.limit * 0.9 + self.w * 0.1" if reload else "self.limit + x"
+    bind = []  # the faithful form binds the new value as the clip's ``new`` says
+    if new in ("expr", "method"):
+        bind, value = [f"new = {'self.next_limit(x)' if new == 'method' else value}"], "new"
+    elif new == "arg":
+        value = "self.next_limit(x)"
     head = "from mindspore import "
     froms = {"nn", "ops"}  # ops: the depend placement
     froms |= {n.strip() for i in w.imports if i.startswith(head) for n in i[len(head) :].split(",")}
     froms = sorted(froms)
     plain = [i for i in w.imports if not i.startswith(head)]
-    one, zero = "ms.Tensor(np.ones((1,), np.float32))", "ms.Tensor(np.zeros((1,), np.float32))"
+    if new:  # in the one import line
+        plain = [i for i in plain if i not in ("import numpy as np", "import mindspore as ms")]
+    one, zero = f"ms.Tensor(np.ones({shape}, np.float32))", "ms.Tensor(np.zeros((1,), np.float32))"
     lines = [
         f"EXPECTED = {expected!r}  # exits 0 iff it shows this",
         *(["import os, subprocess, sys"] if crash else []),
-        "import numpy as np",
-        *dict.fromkeys(["import mindspore as ms", *plain]),
+        *(  # the faithful form's three more lines kept within 30: one import line
+            dict.fromkeys(["import numpy as np, mindspore as ms", *plain])
+            if new
+            else ["import numpy as np", *dict.fromkeys(["import mindspore as ms", *plain])]
+        ),
         f"from mindspore import {', '.join(froms)}",
         f"class Net(nn.Cell):  # {title}",
         "    def __init__(self):",
@@ -260,10 +290,14 @@ def program(
         *(f"        {x}" for x in w.init),
     ]
     if where == "helper":  # as the suite's shapes call it: the Parameter passed as an argument
-        lines += [
-            "    def write(self, param, new):",
-            *(f"        {x}" for x in written(w.body, "new", "param")),
-        ]
+        body = written(w.body, "new", "param")
+        lines += (  # the faithful form: a one-statement method on one line
+            [f"    def write(self, param, new): {body[0]}"]
+            if new and len(body) == 1
+            else ["    def write(self, param, new):", *(f"        {x}" for x in body)]
+        )
+    if new in ("method", "arg"):  # the clip's self.next_limit(x)
+        lines += ["    def next_limit(self, x): return self.limit + x"]
     lines += ["    def construct(self, x):"]
     inline = written(w.body, value)
     if read is not None:  # the read, then the write after or before it, the output the read
@@ -278,6 +312,7 @@ def program(
             "depend": [f"{anchor} = ops.depend({anchor}, {inline[0]})"],
             "helper": [f"self.write(self.limit, {value})"],
         }[where]
+        write = [*bind, *write]
         body = [f"lim = {READS[read]}"] if READS[read] else []
         body += (
             [f"out = {bound} * 1", *write, "return out"]
@@ -306,7 +341,7 @@ def program(
         "        for got, kind in ((net.limit.asnumpy(), ('wrong value', 'write dropped')),"
         " (out, ('wrong output', 'stale read'))):"
     )
-    call = "        out = net(ms.Tensor(np.full((1,), call, np.float32))).asnumpy()"
+    call = f"        out = net(ms.Tensor(np.full({shape}, call, np.float32))).asnumpy()"
     said = "{kind[bool(np.allclose(got, old))]} at call {call}"
     if reload:
         lines += [
@@ -324,7 +359,7 @@ def program(
         lines += [
             f"    for call in range(1, {CALLS + 1}):",
             "        old, out = net.limit.asnumpy().copy(), "
-            "net(ms.Tensor(np.full((1,), call, np.float32))).asnumpy()  # in this order",
+            f"net(ms.Tensor(np.full({shape}, call, np.float32))).asnumpy()  # in this order",
             "        for got, want, kind in ((net.limit.asnumpy(), old + call, ('wrong value',"
             " 'write dropped')), (out, "
             + ("old + call" if after else "old")
@@ -548,6 +583,25 @@ def shaped(cause: dict) -> list[tuple[str, str, str]]:
     return list(dict.fromkeys(out))
 
 
+def faithful(cause: dict) -> list[tuple[str, str, str]]:
+    """(strategy, ``placement-read-order-new``, mode) of each entry whose shape binds the new
+    value as the clip does (``helper-view-before-arg`` -> ``new = arg``), the witness's first:
+    the program with the entry's own read, order, new value (``NEWS``) and the strategy's own
+    layout (a 0-d Parameter where the strategy's is; ``Tensor.masked_fill_`` takes only a 0-d
+    value), where the plainer forms do not show the cause."""
+    out = []
+    for e in _witness_first(cause):
+        ex = e["example"]
+        parts = ex["shape"].removeprefix("row-").split("-")
+        try:
+            where = "-".join([placement(ex["shape"]), *read_order(ex["shape"])])
+        except NotReduced:
+            continue
+        if len(parts) >= 4 and parts[3] in NEWS:
+            out.append((ex["strategy"], f"{where}-{parts[3]}", ex["mode"]))
+    return list(dict.fromkeys(out))
+
+
 def rule_tries(cause: dict, rule, tries: list) -> tuple[list, dict]:
     """(the programs to try, {each one's placement: its pair's}) for a cause whose trigger is a
     construct (``dim``, ``bad``, ``good``): the write's placement, or the clip's read or order
@@ -562,9 +616,9 @@ def rule_tries(cause: dict, rule, tries: list) -> tuple[list, dict]:
     if not found:
         raise NotReduced("no read and order of the state in any entry's shape")
     out, pairs = [], {}
-    for strategy, where, mode in found:
-        place, read, order = where.split("-")
-        dims = {"read": read, "order": order}
+    for strategy, where, mode in [*found, *faithful(cause)]:  # then with the entries' new value
+        place, *rest = where.split("-")
+        dims = dict(zip(("read", "order", "new"), rest))
         bad_where = "-".join([place, *{**dims, dim: bad}.values()])
         pairs[bad_where] = "-".join([place, *{**dims, dim: good}.values()])
         out.append((strategy, bad_where, mode))
@@ -586,12 +640,14 @@ def reduce_cause(
         rule = (cause.get("trigger") or {}).get("construct")
         if rule:  # a construct is the trigger: the program must have it, and work without it
             tries, good = rule_tries(cause, rule, tries)
-        else:  # then the entries' own reads of the state, where the plain program does not show it
+        else:  # then the entries' own reads of the state, then their new values and layouts,
+            # where the plainer program does not show it
             tries = [*tries[:3], *[t for t in shaped(cause) if t not in tries][:3]]
+            tries += [t for t in faithful(cause) if t not in tries][:2]
     except NotReduced as err:
         r.why_not = str(err)
         return r
-    for strategy, where, mode in tries[:6]:
+    for strategy, where, mode in tries[:TRIES]:
         label = _label(strategy, where, mode)
         try:
             source = (strategies / f"{strategy}.py").read_text(encoding="utf-8")

@@ -249,14 +249,73 @@ def test_a_read_or_order_rule_is_tried_with_its_pair_from_each_entrys_shape():
     other = {"anchor": "b", "example": {"strategy": "t", "shape": "as-written", "mode": "graph"}}
     cause = {"witness": "a", "entries": [other, entry]}
     tries, pairs = R.rule_tries(cause, ["read", "view", "copy"], [])
-    assert tries == [("s", "helper-view-before", "jit_bytecode")]
-    assert pairs == {"helper-view-before": "helper-copy-before"}
+    # the entry's read and order, then with its new value too (the faithful form)
+    assert tries == [("s", "helper-view-before", "jit_bytecode"),
+                     ("s", "helper-view-before-arg", "jit_bytecode")]  # fmt: skip
+    assert pairs == {"helper-view-before": "helper-copy-before",
+                     "helper-view-before-arg": "helper-copy-before-arg"}  # fmt: skip
     tries, pairs = R.rule_tries(cause, ["order", "before", "after"], [])
-    assert pairs == {"helper-view-before": "helper-view-after"}
+    assert pairs == {"helper-view-before": "helper-view-after",
+                     "helper-view-before-arg": "helper-view-after-arg"}  # fmt: skip
     with pytest.raises(R.NotReduced, match="construct=base"):
         R.rule_tries(cause, ["construct", "base", "own"], [])
     with pytest.raises(R.NotReduced, match="no read and order"):
         R.rule_tries({"witness": "b", "entries": [other]}, ["read", "view", "copy"], [])
+
+
+VECTOR = ASSIGN.replace('layout = "scalar"', 'layout = "vector"')
+
+
+@pytest.mark.parametrize(
+    "new, bound",
+    [
+        ("expr", ["new = self.limit + x", "self.write(self.limit, new)"]),
+        ("method", ["new = self.next_limit(x)", "self.write(self.limit, new)"]),
+        ("arg", ["self.write(self.limit, self.next_limit(x))"]),
+    ],
+)
+def test_the_faithful_form_binds_the_new_value_as_the_clip_does_in_the_strategys_layout(new, bound):
+    """``placement-read-order-new``: the entry's own new value (a local from an expression or
+    from ``self.next_limit(x)``, or that call as the write's value) and the strategy's layout
+    (``Tensor.masked_fill_`` raised on the plainer program's (1,) Parameter: it takes a 0-d
+    value only)."""
+    where = f"helper-view-before-{new}"
+    text = R.program(R.writer(ASSIGN), "jit_bytecode", where, "stale read at call 1", "t")
+    construct = text.split("def construct(self, x):\n", 1)[1].split("def judge", 1)[0]
+    assert [ln.strip() for ln in construct.splitlines()] == [
+        "lim = self.limit.reshape(())",
+        *bound,
+        "return lim * 1",
+    ]
+    assert ("def next_limit(self, x):" in text) == (new != "expr")
+    assert "np.ones((), np.float32)" in text and "np.full((), call, np.float32)" in text
+    assert "(1,)" not in text  # a 0-d Parameter and inputs, as the scalar strategy's
+    assert len(text.splitlines()) <= 30
+    vector = R.program(R.writer(VECTOR), "jit_bytecode", where, "stale read at call 1", "t")
+    assert "np.ones((1,), np.float32)" in vector and "np.full((1,), call" in vector
+    plain = R.program(R.writer(ASSIGN), "jit_bytecode", "helper-view-before", "x", "t")
+    assert "np.ones((1,), np.float32)" in plain and "next_limit" not in plain  # as before
+    with pytest.raises(R.NotReduced, match="new 'later'"):
+        R.program(R.writer(ASSIGN), "graph", "helper-view-before-later", "x", "t")
+
+
+def test_the_faithful_form_is_tried_from_each_entrys_shape_after_the_plainer_ones():
+    entry = lambda a, s, shape: {  # noqa: E731
+        "anchor": a,
+        "example": {"strategy": s, "shape": shape, "mode": "graph"},
+    }
+    cause = {"witness": "b", "entries": [
+        entry("a", "masked_fill_", "depend-alias-after-arg"),
+        entry("b", "copy_", "helper-view-before-expr"),
+        entry("c", "add_", "helper-view-method"),  # brn's: no read and order of the clip's
+        entry("d", "own", "as-written"),
+        entry("e", "assign", "depend"),
+    ]}  # fmt: skip
+    assert R.faithful(cause) == [
+        ("copy_", "helper-view-before-expr", "graph"),  # the witness's first
+        ("masked_fill_", "depend-alias-after-arg", "graph"),
+    ]
+    assert R.TRIES >= 8  # three plain, three of the entries' reads, two of these
 
 
 def test_a_crash_is_seen_from_a_child_process():
