@@ -284,7 +284,8 @@ def _instead(releases: dict, off: list[str]) -> dict[str, list[str]]:
         if got.get("result") == "did not end":  # reduce.on_release: no exit code
             instead = "it did not end"
         else:
-            instead = f"it shows {shown.strip()[:80]}" if marked and shown.strip() else ""
+            shown = shown.strip()[:80] if marked else ""
+            instead = "it works" if shown == "works" else f"it shows {shown}" if shown else ""
         out.setdefault(instead, []).append(v)
     return out
 

@@ -314,11 +314,12 @@ def program(
         }[where]
         write = [*bind, *write]
         body = [f"lim = {READS[read]}"] if READS[read] else []
-        body += (
-            [f"out = {bound} * 1", *write, "return out"]
-            if order == "after"
-            else [*write, f"return {bound} * 1"]
-        )
+        # the faithful form reads the limit as the clip does, through ops.clip_by_value (x * 1000
+        # is beyond every limit the program reaches: the output is the limit); ScatterUpdate's
+        # stale read shows only so
+        out = f"ops.clip_by_value(x * 1000, -{bound}, {bound})" if new else f"{bound} * 1"
+        after = [f"out = {out}", *write, "return out"]
+        body += after if order == "after" else [*write, f"return {out}"]
         lines += [f"        {x}" for x in body]
     elif where == "inline":
         lines += [f"        {x}" for x in inline]

@@ -251,4 +251,6 @@ def test_a_repro_says_the_releases_it_reproduces_on_and_what_it_does_on_the_othe
     )
     r["releases"] = {"2.10.0": run(0, ""), "2.7.2": run(2, "Traceback ...")}  # said nothing
     assert causes.repro_words(r) == "[27 lines](causes/39-x.py), reproduces on 2.10.0; not on 2.7.2"
+    r["releases"]["2.8.0"] = run(1, "NOT REPRODUCED: works")
+    assert causes.repro_words(r).endswith("; not on 2.8.0 (it works there)")
     assert causes.repro_words({"script": "", "releases": {}}) == ""

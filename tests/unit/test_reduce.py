@@ -285,7 +285,7 @@ def test_the_faithful_form_binds_the_new_value_as_the_clip_does_in_the_strategys
     assert [ln.strip() for ln in construct.splitlines()] == [
         "lim = self.limit.reshape(())",
         *bound,
-        "return lim * 1",
+        "return ops.clip_by_value(x * 1000, -lim, lim)",  # read as the clip reads it
     ]
     assert ("def next_limit(self, x):" in text) == (new != "expr")
     assert "np.ones((), np.float32)" in text and "np.full((), call, np.float32)" in text
