@@ -318,8 +318,8 @@ def program(
         # is beyond every limit the program reaches: the output is the limit); ScatterUpdate's
         # stale read shows only so
         out = f"ops.clip_by_value(x * 1000, -{bound}, {bound})" if new else f"{bound} * 1"
-        after = [f"out = {out}", *write, "return out"]
-        body += after if order == "after" else [*write, f"return {out}"]
+        read_first = [f"out = {out}", *write, "return out"]
+        body += read_first if order == "after" else [*write, f"return {out}"]
         lines += [f"        {x}" for x in body]
     elif where == "inline":
         lines += [f"        {x}" for x in inline]
