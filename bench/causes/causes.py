@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass, field
 
 from bench.causes.findings import Entry, entries, version_key
+from bench.core.schema import Status
 from bench.measured.modes import MODE_NAMES, label
 
 
@@ -285,7 +286,8 @@ def _instead(releases: dict, off: list[str]) -> dict[str, list[str]]:
             instead = "it did not end"
         else:
             shown = shown.strip()[:80] if marked else ""
-            instead = "it works" if shown == "works" else f"it shows {shown}" if shown else ""
+            works = shown == Status.WORKS.value  # what the program prints when it works
+            instead = "it works" if works else f"it shows {shown}" if shown else ""
         out.setdefault(instead, []).append(v)
     return out
 
