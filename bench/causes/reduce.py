@@ -18,6 +18,12 @@ is an EMA of a weight Parameter ``w`` (``limit * 0.9 + w * 0.1``), and before ca
 checkpoint of another ``w`` is loaded (``load_param_into_net``) as a training loop that resumes
 does; a call whose EMA is that of the ``w`` from before the reload shows the cause.
 
+Where these do not show the cause, the faithful form: the entry's own read, order and new value
+(``placement-read-order-new``: a local from an expression or from ``self.next_limit(x)``, or that
+call as the write's value), the strategy's own layout (a 0-d Parameter where its is) and the limit
+read through ``ops.clip_by_value`` as the clip reads it (``faithful``; at most ``TRIES`` programs
+a cause).
+
 This is reduction by construction, checked: the program is not shrunk from the entry's script
 (pysource-minimize over a 170-line script costs hours here); a cause whose outcome needs more
 than this program has (two layers, a second instance, a view read, an inherited ``construct``,
