@@ -575,19 +575,24 @@ def same(text: str) -> str:
     return re.sub(r"^(class Net\(nn\.Cell\):)  # .*$", r"\1", text, flags=re.M)
 
 
+def _read_shapes(cause: dict):
+    """(the example, its ``placement-read-order``) of each entry whose shape reads the state as
+    the clip does, the witness's first."""
+    for e in _witness_first(cause):
+        ex = e["example"]
+        try:
+            yield ex, "-".join([placement(ex["shape"]), *read_order(ex["shape"])])
+        except NotReduced:
+            continue
+
+
 def shaped(cause: dict) -> list[tuple[str, str, str]]:
     """(strategy, ``placement-read-order``, mode) of each entry whose shape reads the state as
     the clip does, the witness's first: the program with the entry's own read (a stale read of a
     view taken before the write needs that view)."""
-    out = []
-    for e in _witness_first(cause):
-        ex = e["example"]
-        try:
-            where = "-".join([placement(ex["shape"]), *read_order(ex["shape"])])
-        except NotReduced:
-            continue
-        out.append((ex["strategy"], where, ex["mode"]))
-    return list(dict.fromkeys(out))
+    return list(
+        dict.fromkeys((ex["strategy"], where, ex["mode"]) for ex, where in _read_shapes(cause))
+    )
 
 
 def faithful(cause: dict) -> list[tuple[str, str, str]]:
@@ -597,13 +602,8 @@ def faithful(cause: dict) -> list[tuple[str, str, str]]:
     layout (a 0-d Parameter where the strategy's is; ``Tensor.masked_fill_`` takes only a 0-d
     value), where the plainer forms do not show the cause."""
     out = []
-    for e in _witness_first(cause):
-        ex = e["example"]
+    for ex, where in _read_shapes(cause):
         parts = ex["shape"].removeprefix("row-").split("-")
-        try:
-            where = "-".join([placement(ex["shape"]), *read_order(ex["shape"])])
-        except NotReduced:
-            continue
         if len(parts) >= 4 and parts[3] in NEWS:
             out.append((ex["strategy"], f"{where}-{parts[3]}", ex["mode"]))
     return list(dict.fromkeys(out))

@@ -70,3 +70,17 @@ def test_an_as_written_ema_drops_its_in_place_update_in_pynative_only(tmp_path):
         path.write_text(R.as_written(source, mode, "write dropped at call 1", "t"))
         got = R.run(path)
         assert got.code == code, got.said
+
+
+def test_the_programs_layouts_are_the_strategies():
+    """``reduce`` keeps the Parameter shape of each layout as text (importing ``bench.strategy``
+    imports MindSpore); it must be its owner's, and a strategy file's ``layout`` is read as the
+    class has it (the base's where the file says none)."""
+    from bench.strategy import LAYOUTS, Strategy
+
+    assert {k: str(v) for k, v in LAYOUTS.items()} == R.LAYOUTS
+    assert R.writer("class Cell:\n    def write(self, param, value):\n        pass\n").layout == (
+        Strategy.layout
+    )
+    vector = (paths.ROOT / "strategies" / "index_add.py").read_text(encoding="utf-8")
+    assert R.writer(vector).layout == "vector"
