@@ -222,10 +222,14 @@ def not_drawn(run, mode: str, strategy: str | None) -> str:
     return ""
 
 
-def added_series(run, mode: str, answer: str | None = None) -> dict | None:
+def added_series(
+    run, mode: str, answer: str | None = None, slower_in: list[str] | None = None
+) -> dict | None:
     """What ``added`` draws, as data (the pages' consistency test reads the labels): only the
     strategies correct in every in-scope shape (``answer.outcomes``), each cell against a valid
-    twin; ``answer``: the kind's answer, labelled as such; bands named by what they are."""
+    twin; ``answer``: the kind's answer, labelled as such, with the workloads where it is slower
+    than another candidate at some size (``slower_in``: decided across the kind's workloads; by
+    default ``run``'s own, where its outcomes say so); bands named by what they are."""
     from bench.decide import answer as answers
 
     m = run.analysis.get(mode)
@@ -247,8 +251,11 @@ def added_series(run, mode: str, answer: str | None = None) -> dict | None:
         y, lo, hi = points(cs, kind)
         mark = strategy == answer
         tag = " — the answer" if mark else ""
-        if mark and said.get(strategy) == answers.SLOWER:  # the cheaper one depends on the size
-            tag += f" ({answers.SLOWER_SOMEWHERE} in {run.workload})"
+        where = slower_in
+        if where is None:  # the cheaper one depends on the size
+            where = [run.workload] if said.get(strategy) == answers.SLOWER else []
+        if mark and where:
+            tag += f" ({answers.SLOWER_SOMEWHERE} in {', '.join(where)})"
         series.append(
             {
                 "strategy": strategy,

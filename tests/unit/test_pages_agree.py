@@ -486,6 +486,32 @@ def test_a_plot_draws_no_wrong_strategy_and_labels_the_answer_the_pages_give():
     ]
 
 
+def test_the_answer_plot_admits_every_workload_where_the_answer_is_slower():
+    """The answer figure draws one workload of a kind (brn for small state); its answer's label
+    must admit the others where the kind's outcome table says it is slower (a user's clip run
+    that decided the answer slower there failed the pages' test on a fresh clone: the label
+    admitted only the drawn workload)."""
+    from bench.decide import answer, provenance
+    from bench.report import overview_plots, readme
+
+    runs = provenance.page_runs(RESULTS)
+    answers = readme.kind_answers(runs)
+    seen = 0
+    for kind, per_mode in answers.items():
+        mine = [w for w, r in runs.items() if answer.kind_of(r.work) == kind]
+        for mode, (choice, table) in per_mode.items():
+            slower = {choice.strategy: {w: answer.SLOWER for w in mine}} if choice.strategy else {}
+            per_mode[mode] = (choice, {**table, **slower})  # hand-made: slower everywhere
+    for panels in overview_plots.answer_panels(runs, answers):
+        for p in panels:
+            labels = [s["label"] for s in p["series"] if s["answer"]]
+            mine = [w for w, r in runs.items() if answer.kind_of(r.work) == p["kind"]]
+            for text in labels:
+                assert sorted(_admitted(text)) == sorted(mine), text
+                seen += 1
+    assert seen  # some answer is drawn on the committed pages
+
+
 def test_prose_claims_of_fastest_or_answer_are_read():
     text = "## GRAPH_MODE\n\nHere `copy_` is the fastest.\n\n| `assign` | fastest |\n"
     found = _prose(text, "results/ema/shapes.md", "ema", {"copy_", "assign"})
