@@ -47,7 +47,7 @@ from pathlib import Path
 
 from bench.core import paths
 from bench.core.io import write_text_atomic
-from bench.core.schema import Kind, Status
+from bench.core.schema import NETWORK_ONLY, Kind, Status
 from bench.measured.modes import GRAPH, JIT_AST, JIT_BYTECODE, PYNATIVE, PYNATIVE_BLOCKING
 
 SCHEMA_VERSION = 3  # 2: each cause's ``bucket``; 3: ``splits`` (``bench.causes.causes.Split``)
@@ -96,6 +96,9 @@ SILENT = tuple(
 )  # what the program's judge names
 CRASHED = Status.CRASHED.value
 RELOADED = Kind.OUTDATED.value  # the reload form's outcome: a weight's old values followed
+# the network form (``network_program``): its placement's prefix, and the words its judge adds
+NET = "net"
+NETWORK = "in a network of two layers"
 
 
 class NotReduced(Exception):
@@ -174,6 +177,8 @@ def want(outcome: str, calls: str, seen: str = "") -> str:
     ``calls``; ``seen``: the witness's outcome as the gate recorded it): ``write dropped at call
     1``, ``raises: RuntimeError: The kernel …``, ``crashed``; NotReduced where this program
     cannot show it."""
+    if outcome in (Kind.WRITE_DROPPED.value, Kind.WRONG_VALUE.value) and calls == NETWORK_ONLY:
+        return f"{outcome} {NETWORK}"  # the network form (``network_program``): at any call
     if outcome in SILENT:
         if calls not in FIRST_CALL and not re.fullmatch(r"from call \d+ on", calls):
             raise NotReduced(f"{outcome} {calls}: needs more than one cell run three times")
@@ -238,6 +243,145 @@ def read_order(shape: str) -> tuple[str, str]:
     return parts[1], parts[2]
 
 
+def _form(w: Writer, where: str) -> tuple[str, str | None, str, str | None]:
+    """(placement, read, order, new) of a program's ``where`` (``helper``,
+    ``placement-read-order``, ``placement-read-order-new``); NotReduced where ``w`` cannot be
+    written so."""
+    where, *dims = where.split("-")
+    read, order = dims[:2] if len(dims) in (2, 3) else (None, "after")
+    new = dims[2] if len(dims) == 3 else None  # the faithful form: the clip's new, w's layout
+    if where not in PLACEMENTS or (
+        dims and (len(dims) not in (2, 3) or read not in READS or order not in ORDERS)
+    ):
+        raise NotReduced(f"placement {'-'.join([where, *dims])!r}: no read and order here")
+    if new is not None and (new not in NEWS or w.layout not in LAYOUTS):
+        raise NotReduced(f"new {new!r}, layout {w.layout!r}: not a form of this program")
+    if where == "depend" and len(w.body) != 1:
+        raise NotReduced("the write is several statements: it cannot sit inside ops.depend")
+    return where, read, order, new
+
+
+# The network form's module: the state's class and the network, as a library holds them. Where
+# the cell's ``construct`` and the method giving the new value lie in one module, bytecode capture
+# drops the write of ``ops.assign`` in one cell already; the suite's cells call into the state's
+# module, and drop it in a network only (found by hand, 2026-12-07, for cause 41's witness).
+STATE_MODULE = [
+    'exec("""class State(ms.nn.Cell):',
+    "    def __init__(self): super().__init__(); self.limit = "
+    'ms.Parameter(ms.Tensor(np.ones({shape}, np.float32)), name="limit")',
+    "    def next_limit(self, x): return self.limit + x",
+    "class Two(ms.nn.CellList):  # a network of two layers, each called on the same input",
+    '    def construct(self, x): return self[0](x), self[1](x)""", '
+    'STATE := {"__name__": "state", "np": np, "ms": ms})  # a module of its own, as a '
+    "library's classes are",
+]
+
+
+def network_program(w: Writer, mode: str, where: str, expected: str, title: str) -> str:
+    """The network form's source (pure), for a write that works in one cell and is dropped (or
+    wrong) in a network of two (``expected``: ``<kind> in a network of two layers``): the cell
+    ``Net`` in ``__main__`` subclasses a state class of another module (``STATE_MODULE``) and
+    writes the state with the value of its ``next_limit``, placed ``where`` (``net-`` and a
+    placement, or ``net-placement-read-order-new``, the faithful form's); its judge runs one
+    cell three calls, then two as the layers of ``Two``, and names the first call a layer's
+    state is not ``limit + call``."""
+    if not expected.endswith(NETWORK):
+        raise NotReduced(f"{expected}: not an outcome of the network form")
+    where, read, order, new = _form(w, where.removeprefix(f"{NET}-"))
+    shape = LAYOUTS[w.layout] if new else "(1,)"
+    context, jit = SETUP[mode]
+    value = "self.next_limit(x)"
+    bind = [f"new = {value}"] if new in ("expr", "method") else []
+    value = "new" if bind else value
+    head = "from mindspore import "
+    froms = {"ops"} | {
+        n.strip() for i in w.imports if i.startswith(head) for n in i[len(head) :].split(",")
+    }
+    plain = [i for i in w.imports if not i.startswith(head)]
+    plain = [i for i in plain if i not in ("import numpy as np", "import mindspore as ms")]
+    init = [f"    def __init__(self): super().__init__(); {'; '.join(w.init)}"] if w.init else []
+    lines = [
+        f"EXPECTED = {expected!r}  # exits 0 iff it shows this",
+        *dict.fromkeys(["import numpy as np, mindspore as ms", *plain]),
+        f"from mindspore import {', '.join(sorted(froms))}",
+        *(x.replace("{shape}", shape) for x in STATE_MODULE),
+        f'class Net(STATE["State"]):  # {title}',
+        *init,
+        *_members(w, where, read, order, new, bind, value, 0, own=False),
+        "def judge():",
+        f"    {context}",
+        "    for n in (1, 2):  # one cell, then two as the layers of one network",
+        "        cells = [Net() for _ in range(n)]; "
+        'net = STATE["Two"](cells) if n > 1 else cells[0]',
+        *([f"        {jit}"] if jit else []),
+        f"        for call in range(1, {CALLS + 1}):",
+        "            olds = [c.limit.asnumpy().copy() for c in cells]; "
+        f"net(ms.Tensor(np.full({shape}, call, np.float32)))",
+        "            bad = [(c.limit.asnumpy(), o) for c, o in zip(cells, olds) if not "
+        "np.allclose(c.limit.asnumpy(), o + call)]  # the code means limit + call",
+        "            if bad: return f\"{('wrong value', 'write dropped')"
+        f"[bool(np.allclose(*bad[0]))]}}{{' {NETWORK}' * (n > 1)}} at call {{call}}\"",
+        'got = judge() or "works"  # an error ends it with exit 1: not this outcome',
+        'print(("REPRODUCED: " if got.startswith(EXPECTED) else "NOT REPRODUCED: ") + got)',
+        "raise SystemExit(0 if got.startswith(EXPECTED) else 1)",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _members(
+    w: Writer, where: str, read, order: str, new, bind: list, value: str, reload: int, own=True
+) -> list[str]:
+    """The class's methods after ``__init__`` (``program``): the helper ``write`` where the
+    write is placed in one, ``next_limit`` where the new value comes from it (unless ``own`` is
+    False: the network form's state class has it), ``construct`` with the write placed
+    ``where``, its read and order, and the output."""
+    members: list[str] = []
+    if where == "helper":  # as the suite's shapes call it: the Parameter passed as an argument
+        body = written(w.body, "new", "param")
+        members += (  # the faithful form: a one-statement method on one line
+            [f"    def write(self, param, new): {body[0]}"]
+            if new and len(body) == 1
+            else ["    def write(self, param, new):", *(f"        {x}" for x in body)]
+        )
+    if own and new in ("method", "arg"):  # the clip's self.next_limit(x)
+        members += ["    def next_limit(self, x): return self.limit + x"]
+    members += ["    def construct(self, x):"]
+    inline = written(w.body, value)
+    if read is not None:  # the read, then the write after or before it, the output the read
+        if reload:
+            raise NotReduced("a reload and a read of the state: not in one program")
+        anchor, bound = (
+            ("out" if order == "after" else "lim"),
+            ("lim" if READS[read] else "self.limit"),
+        )
+        write = {
+            "inline": inline,
+            "depend": [f"{anchor} = ops.depend({anchor}, {inline[0]})"],
+            "helper": [f"self.write(self.limit, {value})"],
+        }[where]
+        write = [*bind, *write]
+        body = [f"lim = {READS[read]}"] if READS[read] else []
+        # the faithful form reads the limit as the clip does, through ops.clip_by_value (x * 1000
+        # is beyond every limit the program reaches: the output is the limit); ScatterUpdate's
+        # stale read shows only so
+        out = f"ops.clip_by_value(x * 1000, -{bound}, {bound})" if new else f"{bound} * 1"
+        read_first = [f"out = {out}", *write, "return out"]
+        body += read_first if order == "after" else [*write, f"return {out}"]
+        members += [f"        {x}" for x in body]
+    elif where == "inline":
+        members += [f"        {x}" for x in inline]
+    elif where == "depend":
+        members += [f"        x = ops.depend(x, {inline[0]})"]
+    else:
+        members += [f"        self.write(self.limit, {value})"]
+    members += (
+        []
+        if read is not None
+        else ["        return self.limit * 1" + (" + x * 0" if where == "depend" else "")]
+    )
+    return members
+
+
 def program(
     w: Writer, mode: str, where: str, expected: str, title: str, view_sees: bool = True
 ) -> str:
@@ -248,16 +392,10 @@ def program(
     state read into ``lim`` as the clip reads it (``READS``), the write after or before the
     read, and the output that read (what it means: the new limit where the read is taken before
     the write and is an alias, or a view that the write updates, ``view_sees``; else the old)."""
-    where, *dims = where.split("-")
-    read, order = dims[:2] if len(dims) in (2, 3) else (None, "after")
-    new = dims[2] if len(dims) == 3 else None  # the faithful form: the clip's new, w's layout
-    if dims and (len(dims) not in (2, 3) or read not in READS or order not in ORDERS):
-        raise NotReduced(f"placement {'-'.join([where, *dims])!r}: no read and order here")
-    if new is not None and (new not in NEWS or w.layout not in LAYOUTS):
-        raise NotReduced(f"new {new!r}, layout {w.layout!r}: not a form of this program")
+    if where.startswith(f"{NET}-"):
+        return network_program(w, mode, where, expected, title)
+    where, read, order, new = _form(w, where)
     shape = LAYOUTS[w.layout] if new else "(1,)"
-    if where == "depend" and len(w.body) != 1:
-        raise NotReduced("the write is several statements: it cannot sit inside ops.depend")
     context, jit = SETUP[mode]
     crash = expected == CRASHED
     reload = _reload_call(expected)
@@ -295,50 +433,8 @@ def program(
         ),
         *(f"        {x}" for x in w.init),
     ]
-    if where == "helper":  # as the suite's shapes call it: the Parameter passed as an argument
-        body = written(w.body, "new", "param")
-        lines += (  # the faithful form: a one-statement method on one line
-            [f"    def write(self, param, new): {body[0]}"]
-            if new and len(body) == 1
-            else ["    def write(self, param, new):", *(f"        {x}" for x in body)]
-        )
-    if new in ("method", "arg"):  # the clip's self.next_limit(x)
-        lines += ["    def next_limit(self, x): return self.limit + x"]
-    lines += ["    def construct(self, x):"]
-    inline = written(w.body, value)
-    if read is not None:  # the read, then the write after or before it, the output the read
-        if reload:
-            raise NotReduced("a reload and a read of the state: not in one program")
-        anchor, bound = (
-            ("out" if order == "after" else "lim"),
-            ("lim" if READS[read] else "self.limit"),
-        )
-        write = {
-            "inline": inline,
-            "depend": [f"{anchor} = ops.depend({anchor}, {inline[0]})"],
-            "helper": [f"self.write(self.limit, {value})"],
-        }[where]
-        write = [*bind, *write]
-        body = [f"lim = {READS[read]}"] if READS[read] else []
-        # the faithful form reads the limit as the clip does, through ops.clip_by_value (x * 1000
-        # is beyond every limit the program reaches: the output is the limit); ScatterUpdate's
-        # stale read shows only so
-        out = f"ops.clip_by_value(x * 1000, -{bound}, {bound})" if new else f"{bound} * 1"
-        read_first = [f"out = {out}", *write, "return out"]
-        body += read_first if order == "after" else [*write, f"return {out}"]
-        lines += [f"        {x}" for x in body]
-    elif where == "inline":
-        lines += [f"        {x}" for x in inline]
-    elif where == "depend":
-        lines += [f"        x = ops.depend(x, {inline[0]})"]
-    else:
-        lines += [f"        self.write(self.limit, {value})"]
+    lines += _members(w, where, read, order, new, bind, value, reload)
     lines += [
-        *(
-            []
-            if read is not None
-            else ["        return self.limit * 1" + (" + x * 0" if where == "depend" else "")]
-        ),
         "def judge():",
         f"    {context}",
         "    net = Net()",
@@ -572,7 +668,7 @@ def _rel(path: Path) -> str:
 def same(text: str) -> str:
     """A program as compared with an earlier one: the cause's title (the class line's comment,
     which names modes and counts that change between runs) left out."""
-    return re.sub(r"^(class Net\(nn\.Cell\):)  # .*$", r"\1", text, flags=re.M)
+    return re.sub(r"^(class Net\([^)]*\):)  # .*$", r"\1", text, flags=re.M)
 
 
 def _read_shapes(cause: dict):
@@ -609,6 +705,26 @@ def faithful(cause: dict) -> list[tuple[str, str, str]]:
     return list(dict.fromkeys(out))
 
 
+def networked(cause: dict) -> list[tuple[str, str, str]]:
+    """(strategy, ``net-...``, mode) of each entry's example, the witness's first: the network
+    form (``network_program``) with the entry's own read, order and new value where its shape
+    has them (``net-helper-view-before-arg``), else with its placement (``net-inline``)."""
+    out = []
+    for e in _witness_first(cause):
+        ex = e["example"]
+        try:
+            where = placement(ex["shape"])
+        except NotReduced:
+            continue
+        if where == AS_WRITTEN:  # its own construct: not one write to place
+            continue
+        parts = ex["shape"].removeprefix("row-").split("-")
+        if len(parts) >= 4 and parts[1] in READS and parts[2] in ORDERS and parts[3] in NEWS:
+            out.append((ex["strategy"], "-".join([NET, where, *parts[1:4]]), ex["mode"]))
+        out.append((ex["strategy"], f"{NET}-{where}", ex["mode"]))
+    return list(dict.fromkeys(out))
+
+
 def rule_tries(cause: dict, rule, tries: list) -> tuple[list, dict]:
     """(the programs to try, {each one's placement: its pair's}) for a cause whose trigger is a
     construct (``dim``, ``bad``, ``good``): the write's placement, or the clip's read or order
@@ -616,6 +732,8 @@ def rule_tries(cause: dict, rule, tries: list) -> tuple[list, dict]:
     for its pair, to ``good``); NotReduced for any other."""
     dim, bad, good = rule
     if dim == "write" and bad in PLACEMENTS and good in PLACEMENTS:
+        if cause["calls"] == NETWORK_ONLY:  # the network form, placed both ways
+            bad, good = f"{NET}-{bad}", f"{NET}-{good}"
         return list(dict.fromkeys((s, bad, m) for s, _, m in tries)), {bad: good}
     if dim not in ("read", "order"):
         raise NotReduced(f"needs `{dim}={bad}` against `{dim}={good}`: not in this program")
@@ -647,6 +765,8 @@ def reduce_cause(
         rule = (cause.get("trigger") or {}).get("construct")
         if rule:  # a construct is the trigger: the program must have it, and work without it
             tries, good = rule_tries(cause, rule, tries)
+        elif cause["calls"] == NETWORK_ONLY:  # one cell works, two as a network's layers not
+            tries = networked(cause)
         else:  # then the entries' own reads of the state, then their new values and layouts,
             # where the plainer program does not show it
             tries = [*tries[:3], *[t for t in shaped(cause) if t not in tries][:3]]
@@ -834,12 +954,14 @@ def on_release(got: Run) -> dict:
 
 
 def _interpreters(specs: list[str]) -> dict[str, str]:
+    """{version: interpreter} of ``--python VERSION=PATH``: each path absolute, as given (a
+    program runs from its own folder; a venv's python is a link that must not be resolved)."""
     out = {}
     for spec in specs:
         version, _, path = spec.partition("=")
         if not version or not path or not Path(path).is_file():
             raise ValueError(f"--python {spec!r}: give VERSION=PATH of a Python interpreter")
-        out[version] = path
+        out[version] = os.path.abspath(path)
     return out
 
 
