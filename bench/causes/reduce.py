@@ -97,7 +97,8 @@ SILENT = tuple(
 CRASHED = Status.CRASHED.value
 RELOADED = Kind.OUTDATED.value  # the reload form's outcome: a weight's old values followed
 # the network form (``network_program``): its placement's prefix, and the words its judge adds
-NET = "net"
+NET = "net"  # the new value from the state module's ``next_limit``
+NET_READ = "netread"  # the new value inline, the state read back through the module's ``read``
 NETWORK = "in a network of two layers"
 
 
@@ -264,12 +265,13 @@ def _form(w: Writer, where: str) -> tuple[str, str | None, str, str | None]:
 # The network form's module: the state's class and the network, as a library holds them. Where
 # the cell's ``construct`` and the method giving the new value lie in one module, bytecode capture
 # drops the write of ``ops.assign`` in one cell already; the suite's cells call into the state's
-# module, and drop it in a network only (found by hand, 2026-12-07, for cause 41's witness).
+# module, and drop it in a network only (found by hand, 2026-12-07, for cause 41's witness; the
+# KV cache's cells read their rows back through the module's method after the write: ``read``).
 STATE_MODULE = [
     'exec("""class State(ms.nn.Cell):',
     "    def __init__(self): super().__init__(); self.limit = "
     'ms.Parameter(ms.Tensor(np.ones({shape}, np.float32)), name="limit")',
-    "    def next_limit(self, x): return self.limit + x",
+    "    {method}",
     "class Two(ms.nn.CellList):  # a network of two layers, each called on the same input",
     '    def construct(self, x): return self[0](x), self[1](x)""", '
     'STATE := {"__name__": "state", "np": np, "ms": ms})  # a module of its own, as a '
@@ -281,16 +283,26 @@ def network_program(w: Writer, mode: str, where: str, expected: str, title: str)
     """The network form's source (pure), for a write that works in one cell and is dropped (or
     wrong) in a network of two (``expected``: ``<kind> in a network of two layers``): the cell
     ``Net`` in ``__main__`` subclasses a state class of another module (``STATE_MODULE``) and
-    writes the state with the value of its ``next_limit``, placed ``where`` (``net-`` and a
-    placement, or ``net-placement-read-order-new``, the faithful form's); its judge runs one
-    cell three calls, then two as the layers of ``Two``, and names the first call a layer's
-    state is not ``limit + call``."""
+    writes the state placed ``where``: ``net-`` and a placement, or
+    ``net-placement-read-order-new`` (the faithful form's), with the value of the module's
+    ``next_limit``; ``netread-`` and a placement, with the value inline and the output the state
+    read back through the module's ``read``. Its judge runs one cell three calls, then two as the
+    layers of ``Two``, and names the first call a layer's state is not ``limit + call``."""
     if not expected.endswith(NETWORK):
         raise NotReduced(f"{expected}: not an outcome of the network form")
-    where, read, order, new = _form(w, where.removeprefix(f"{NET}-"))
+    prefix, _, where = where.partition("-")
+    where, read, order, new = _form(w, where)
+    if prefix == NET_READ and read is not None:
+        raise NotReduced(f"{NET_READ}: a placement only, the state read back by the module")
     shape = LAYOUTS[w.layout] if new else "(1,)"
     context, jit = SETUP[mode]
-    value = "self.next_limit(x)"
+    back = "self.read()" if prefix == NET_READ else "self.limit * 1"
+    method = (
+        "def read(self): return self.limit * 1"
+        if prefix == NET_READ
+        else "def next_limit(self, x): return self.limit + x"
+    )
+    value = "self.limit + x" if prefix == NET_READ else "self.next_limit(x)"
     bind = [f"new = {value}"] if new in ("expr", "method") else []
     value = "new" if bind else value
     head = "from mindspore import "
@@ -304,10 +316,10 @@ def network_program(w: Writer, mode: str, where: str, expected: str, title: str)
         f"EXPECTED = {expected!r}  # exits 0 iff it shows this",
         *dict.fromkeys(["import numpy as np, mindspore as ms", *plain]),
         f"from mindspore import {', '.join(sorted(froms))}",
-        *(x.replace("{shape}", shape) for x in STATE_MODULE),
+        *(x.replace("{shape}", shape).replace("{method}", method) for x in STATE_MODULE),
         f'class Net(STATE["State"]):  # {title}',
         *init,
-        *_members(w, where, read, order, new, bind, value, 0, own=False),
+        *_members(w, where, read, order, new, bind, value, 0, own=False, back=back),
         "def judge():",
         f"    {context}",
         "    for n in (1, 2):  # one cell, then two as the layers of one network",
@@ -329,12 +341,22 @@ def network_program(w: Writer, mode: str, where: str, expected: str, title: str)
 
 
 def _members(
-    w: Writer, where: str, read, order: str, new, bind: list, value: str, reload: int, own=True
+    w: Writer,
+    where: str,
+    read,
+    order: str,
+    new,
+    bind: list,
+    value: str,
+    reload: int,
+    own=True,
+    back="self.limit * 1",
 ) -> list[str]:
     """The class's methods after ``__init__`` (``program``): the helper ``write`` where the
     write is placed in one, ``next_limit`` where the new value comes from it (unless ``own`` is
     False: the network form's state class has it), ``construct`` with the write placed
-    ``where``, its read and order, and the output."""
+    ``where``, its read and order, and the output (``back``: the state as the output reads it,
+    where the form has no read of its own)."""
     members: list[str] = []
     if where == "helper":  # as the suite's shapes call it: the Parameter passed as an argument
         body = written(w.body, "new", "param")
@@ -377,7 +399,7 @@ def _members(
     members += (
         []
         if read is not None
-        else ["        return self.limit * 1" + (" + x * 0" if where == "depend" else "")]
+        else [f"        return {back}" + (" + x * 0" if where == "depend" else "")]
     )
     return members
 
@@ -392,7 +414,7 @@ def program(
     state read into ``lim`` as the clip reads it (``READS``), the write after or before the
     read, and the output that read (what it means: the new limit where the read is taken before
     the write and is an alias, or a view that the write updates, ``view_sees``; else the old)."""
-    if where.startswith(f"{NET}-"):
+    if where.startswith((f"{NET}-", f"{NET_READ}-")):
         return network_program(w, mode, where, expected, title)
     where, read, order, new = _form(w, where)
     shape = LAYOUTS[w.layout] if new else "(1,)"
@@ -722,6 +744,7 @@ def networked(cause: dict) -> list[tuple[str, str, str]]:
         if len(parts) >= 4 and parts[1] in READS and parts[2] in ORDERS and parts[3] in NEWS:
             out.append((ex["strategy"], "-".join([NET, where, *parts[1:4]]), ex["mode"]))
         out.append((ex["strategy"], f"{NET}-{where}", ex["mode"]))
+        out.append((ex["strategy"], f"{NET_READ}-{where}", ex["mode"]))
     return list(dict.fromkeys(out))
 
 
@@ -732,8 +755,10 @@ def rule_tries(cause: dict, rule, tries: list) -> tuple[list, dict]:
     for its pair, to ``good``); NotReduced for any other."""
     dim, bad, good = rule
     if dim == "write" and bad in PLACEMENTS and good in PLACEMENTS:
-        if cause["calls"] == NETWORK_ONLY:  # the network form, placed both ways
-            bad, good = f"{NET}-{bad}", f"{NET}-{good}"
+        if cause["calls"] == NETWORK_ONLY:  # the network forms, each placed both ways
+            nets = [(f"{p}-{bad}", f"{p}-{good}") for p in (NET, NET_READ)]
+            found = [(s, b, m) for b, _ in nets for s, _, m in tries]
+            return list(dict.fromkeys(found)), dict(nets)
         return list(dict.fromkeys((s, bad, m) for s, _, m in tries)), {bad: good}
     if dim not in ("read", "order"):
         raise NotReduced(f"needs `{dim}={bad}` against `{dim}={good}`: not in this program")

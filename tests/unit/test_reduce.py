@@ -339,6 +339,11 @@ NETWORK = "write dropped in a network of two layers"
                                            "return ops.clip_by_value(x * 1000, -lim, lim)"]),
         ("net-inline", ["self.assign_op(self.limit, self.next_limit(x))",
                         "return self.limit * 1"]),
+        # the KV cache's: the value inline, the state read back through the module's method
+        ("netread-inline", ["self.assign_op(self.limit, self.limit + x)",
+                            "return self.read()"]),
+        ("netread-depend", ["x = ops.depend(x, self.assign_op(self.limit, self.limit + x))",
+                            "return self.read() + x * 0"]),
     ],
 )  # fmt: skip
 def test_the_network_form_keeps_the_state_in_a_module_of_its_own(where, construct):
@@ -356,6 +361,8 @@ def test_the_network_form_keeps_the_state_in_a_module_of_its_own(where, construc
     module = ast.parse(next(n for n in ast.walk(tree) if isinstance(n, ast.Constant)
                             and "class State" in str(n.value)).value)  # fmt: skip
     assert [c.name for c in module.body] == ["State", "Two"]
+    state = {f.name for f in module.body[0].body if isinstance(f, ast.FunctionDef)}
+    assert state == {"__init__", "read" if where.startswith("netread") else "next_limit"}
     assert '{"__name__": "state", "np": np, "ms": ms}' in text
     net = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Net")
     assert ast.unparse(net.bases[0]) == "STATE['State']"
@@ -371,6 +378,8 @@ def test_the_network_form_keeps_the_state_in_a_module_of_its_own(where, construc
         R.program(R.writer(ASSIGN), "jit_bytecode", where, "write dropped at call 1", "t")
     with pytest.raises(R.NotReduced, match="placement"):
         R.program(R.writer(ASSIGN), "jit_bytecode", "net-nowhere", NETWORK, "t")
+    with pytest.raises(R.NotReduced, match="a placement only"):
+        R.program(R.writer(ASSIGN), "jit_bytecode", "netread-depend-alias-after-arg", NETWORK, "")
 
 
 def test_a_network_cause_is_tried_in_the_network_form_from_each_entrys_shape():
@@ -387,13 +396,16 @@ def test_a_network_cause_is_tried_in_the_network_form_from_each_entrys_shape():
     assert R.networked(cause) == [
         ("assign", "net-depend-alias-after-arg", "jit_bytecode"),  # the witness's, faithful
         ("assign", "net-depend", "jit_bytecode"),
+        ("assign", "netread-depend", "jit_bytecode"),
         ("copy_", "net-helper", "jit_bytecode"),
+        ("copy_", "netread-helper", "jit_bytecode"),
         ("inplace_index_add", "net-inline", "jit_bytecode"),
+        ("inplace_index_add", "netread-inline", "jit_bytecode"),
     ]
-    # a construct that is the trigger: placed so in the network form, and its pair the other way
+    # a construct that is the trigger: placed so in both network forms, its pair the other way
     tries, pairs = R.rule_tries(cause, ["write", "helper", "depend"], R.candidates(cause))
-    assert {w for _, w, _ in tries} == {"net-helper"}
-    assert pairs == {"net-helper": "net-depend"}
+    assert {w for _, w, _ in tries} == {"net-helper", "netread-helper"}
+    assert pairs == {"net-helper": "net-depend", "netread-helper": "netread-depend"}
 
 
 def test_the_network_judge_names_the_network_only_where_two_layers_show_it():
