@@ -54,7 +54,7 @@ SCHEMA_VERSION = 3  # 2: each cause's ``bucket``; 3: ``splits`` (``bench.causes.
 CALLS = 3
 TIMEOUT_S = 180.0
 PLACEMENTS = ("inline", "depend", "helper")
-TRIES = 8  # programs written per cause at most (each a fresh MindSpore process, ~5 s)
+TRIES = 10  # programs written per cause at most (each a fresh MindSpore process, ~5 s)
 AS_WRITTEN = "as-written"  # the strategy's own construct (and after_step), pasted whole
 # how the state is read, and the write's order against the read (the clip's dimensions), for a
 # cause whose trigger is one of them: the program reads ``lim`` and outputs it
@@ -99,6 +99,7 @@ RELOADED = Kind.OUTDATED.value  # the reload form's outcome: a weight's old valu
 # the network form (``network_program``): its placement's prefix, and the words its judge adds
 NET = "net"  # the new value from the state module's ``next_limit``
 NET_READ = "netread"  # the new value inline, the state read back through the module's ``read``
+MOD = "mod"  # the faithful form with the state's class in a module of its own (one cell)
 NETWORK = "in a network of two layers"
 
 
@@ -279,6 +280,12 @@ STATE_MODULE = [
 ]
 
 
+def _init_line(w: Writer) -> list[str]:
+    """The strategy's ``__init__`` lines on one line, for a cell whose state class is in another
+    module (the network and module forms); none where it has none."""
+    return [f"    def __init__(self): super().__init__(); {'; '.join(w.init)}"] if w.init else []
+
+
 def network_program(w: Writer, mode: str, where: str, expected: str, title: str) -> str:
     """The network form's source (pure), for a write that works in one cell and is dropped (or
     wrong) in a network of two (``expected``: ``<kind> in a network of two layers``): the cell
@@ -311,14 +318,13 @@ def network_program(w: Writer, mode: str, where: str, expected: str, title: str)
     }
     plain = [i for i in w.imports if not i.startswith(head)]
     plain = [i for i in plain if i not in ("import numpy as np", "import mindspore as ms")]
-    init = [f"    def __init__(self): super().__init__(); {'; '.join(w.init)}"] if w.init else []
     lines = [
         f"EXPECTED = {expected!r}  # exits 0 iff it shows this",
         *dict.fromkeys(["import numpy as np, mindspore as ms", *plain]),
         f"from mindspore import {', '.join(sorted(froms))}",
         *(x.replace("{shape}", shape).replace("{method}", method) for x in STATE_MODULE),
         f'class Net(STATE["State"]):  # {title}',
-        *init,
+        *_init_line(w),
         *_members(w, where, read, order, new, bind, value, 0, own=False, back=back),
         "def judge():",
         f"    {context}",
@@ -416,11 +422,14 @@ def program(
     the write and is an alias, or a view that the write updates, ``view_sees``; else the old)."""
     if where.startswith((f"{NET}-", f"{NET_READ}-")):
         return network_program(w, mode, where, expected, title)
-    where, read, order, new = _form(w, where)
+    module = where.startswith(f"{MOD}-")  # the state's class and next_limit in their own module
+    where, read, order, new = _form(w, where.removeprefix(f"{MOD}-"))
     shape = LAYOUTS[w.layout] if new else "(1,)"
     context, jit = SETUP[mode]
     crash = expected == CRASHED
     reload = _reload_call(expected)
+    if module and (reload or crash or new not in ("method", "arg")):
+        raise NotReduced(f"{MOD}: the faithful form whose new value is the state's method only")
     value = "self.limit * 0.9 + self.w * 0.1" if reload else "self.limit + x"
     bind = []  # the faithful form binds the new value as the clip's ``new`` says
     if new in ("expr", "method"):
@@ -444,18 +453,32 @@ def program(
             else ["import numpy as np", *dict.fromkeys(["import mindspore as ms", *plain])]
         ),
         f"from mindspore import {', '.join(froms)}",
-        f"class Net(nn.Cell):  # {title}",
-        "    def __init__(self):",
-        "        super().__init__()",
-        (
-            f'        self.limit, self.w = ms.Parameter({zero}, name="limit"), ms.Parameter({one}, '
-            'name="w")  # limit: an EMA of the weight w'
-            if reload
-            else f'        self.limit = ms.Parameter({one}, name="limit")'
-        ),
-        *(f"        {x}" for x in w.init),
     ]
-    lines += _members(w, where, read, order, new, bind, value, reload)
+    if module:  # as the suite's state classes are: the cell in __main__ calls into their module
+        lines += [
+            'exec("""class State(ms.nn.Cell):',
+            "    def __init__(self): super().__init__(); "
+            f'self.limit = ms.Parameter({one}, name="limit")',
+            '    def next_limit(self, x): return self.limit + x""", '
+            'STATE := {"__name__": "state", "np": np, "ms": ms})  # a module of its own, as a '
+            "library's classes are",
+            f'class Net(STATE["State"]):  # {title}',
+            *_init_line(w),
+        ]
+    else:
+        lines += [
+            f"class Net(nn.Cell):  # {title}",
+            "    def __init__(self):",
+            "        super().__init__()",
+            (
+                f'        self.limit, self.w = ms.Parameter({zero}, name="limit"), '
+                f'ms.Parameter({one}, name="w")  # limit: an EMA of the weight w'
+                if reload
+                else f'        self.limit = ms.Parameter({one}, name="limit")'
+            ),
+            *(f"        {x}" for x in w.init),
+        ]
+    lines += _members(w, where, read, order, new, bind, value, reload, own=not module)
     lines += [
         "def judge():",
         f"    {context}",
@@ -727,6 +750,18 @@ def faithful(cause: dict) -> list[tuple[str, str, str]]:
     return list(dict.fromkeys(out))
 
 
+def moduled(cause: dict) -> list[tuple[str, str, str]]:
+    """(strategy, ``mod-...``, mode) of the faithful forms under bytecode capture whose new value
+    comes from the state's ``next_limit``: the same program with the state's class in a module
+    of its own, as the suite's cells have it (capture treats a call into another module
+    otherwise: the network forms found it)."""
+    return [
+        (s, f"{MOD}-{w}", m)
+        for s, w, m in faithful(cause)
+        if m == JIT_BYTECODE and w.endswith(("-method", "-arg"))
+    ]
+
+
 def networked(cause: dict) -> list[tuple[str, str, str]]:
     """(strategy, ``net-...``, mode) of each entry's example, the witness's first: the network
     form (``network_program``) with the entry's own read, order and new value where its shape
@@ -796,6 +831,7 @@ def reduce_cause(
             # where the plainer program does not show it
             tries = [*tries[:3], *[t for t in shaped(cause) if t not in tries][:3]]
             tries += [t for t in faithful(cause) if t not in tries][:2]
+            tries += moduled(cause)[:2]
     except NotReduced as err:
         r.why_not = str(err)
         return r

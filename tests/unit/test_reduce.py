@@ -382,6 +382,47 @@ def test_the_network_form_keeps_the_state_in_a_module_of_its_own(where, construc
         R.program(R.writer(ASSIGN), "jit_bytecode", "netread-depend-alias-after-arg", NETWORK, "")
 
 
+@pytest.mark.parametrize("new", ["method", "arg"])
+def test_the_module_form_is_the_faithful_one_with_the_state_class_in_its_own_module(new):
+    """``mod-``: the faithful program, its state class (the Parameter and ``next_limit``) in an
+    exec'd module named ``state``, as the suite's cells call into theirs (bytecode capture
+    treats such a call otherwise); the cell, its write and its judge unchanged."""
+    where = f"helper-alias-before-{new}"
+    plain = R.program(R.writer(ASSIGN), "jit_bytecode", where, "stale read at call 1", "t")
+    text = R.program(R.writer(ASSIGN), "jit_bytecode", f"mod-{where}", "stale read at call 1", "t")
+    assert len(text.splitlines()) <= len(plain.splitlines()) <= 30
+    tree = ast.parse(text)
+    module = ast.parse(next(n for n in ast.walk(tree) if isinstance(n, ast.Constant)
+                            and "class State" in str(n.value)).value)  # fmt: skip
+    state = {f.name for f in module.body[0].body if isinstance(f, ast.FunctionDef)}
+    assert state == {"__init__", "next_limit"}
+    net = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Net")
+    assert ast.unparse(net.bases[0]) == "STATE['State']"
+    methods = {f.name for f in net.body if isinstance(f, ast.FunctionDef)}
+    assert methods == {"__init__", "write", "construct"}  # the strategy's own init on one line
+    tail = lambda t: t.split("    def construct(self, x):", 1)[1]  # noqa: E731
+    assert tail(text) == tail(plain)  # the construct and the judge as the faithful form's
+    for bad in ("mod-helper-alias-before-expr", "mod-helper", "mod-nowhere-alias-before-arg"):
+        with pytest.raises(R.NotReduced):
+            R.program(R.writer(ASSIGN), "jit_bytecode", bad, "stale read at call 1", "t")
+    with pytest.raises(R.NotReduced, match="mod"):  # not with a reload
+        R.program(R.writer(ASSIGN), "jit_bytecode", f"mod-{where}", "follows the old values "
+                  "after a reload at call 5", "t")  # fmt: skip
+
+
+def test_the_module_form_is_tried_under_bytecode_where_the_new_value_is_a_method():
+    entry = lambda a, s, shape, mode: {  # noqa: E731
+        "anchor": a,
+        "example": {"strategy": s, "shape": shape, "mode": mode},
+    }
+    cause = {"witness": "a", "entries": [
+        entry("a", "assign", "depend-alias-before-arg", "jit_bytecode"),
+        entry("b", "copy_", "helper-view-before-expr", "jit_bytecode"),  # no method: not tried
+        entry("c", "add_", "inline-view-after-method", "graph"),  # tried under bytecode only
+    ]}  # fmt: skip
+    assert R.moduled(cause) == [("assign", "mod-depend-alias-before-arg", "jit_bytecode")]
+
+
 def test_a_network_cause_is_tried_in_the_network_form_from_each_entrys_shape():
     entry = lambda a, s, shape: {  # noqa: E731
         "anchor": a,
