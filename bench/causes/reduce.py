@@ -100,6 +100,7 @@ RELOADED = Kind.OUTDATED.value  # the reload form's outcome: a weight's old valu
 NET = "net"  # the new value from the state module's ``next_limit``
 NET_READ = "netread"  # the new value inline, the state read back through the module's ``read``
 MOD = "mod"  # the faithful form with the state's class in a module of its own (one cell)
+TWO = "two"  # a placement's write of two Parameters, ``limit`` and ``other`` (BRN writes five)
 NETWORK = "in a network of two layers"
 
 
@@ -357,12 +358,14 @@ def _members(
     reload: int,
     own=True,
     back="self.limit * 1",
+    twice=False,
 ) -> list[str]:
     """The class's methods after ``__init__`` (``program``): the helper ``write`` where the
     write is placed in one, ``next_limit`` where the new value comes from it (unless ``own`` is
     False: the network form's state class has it), ``construct`` with the write placed
     ``where``, its read and order, and the output (``back``: the state as the output reads it,
-    where the form has no read of its own)."""
+    where the form has no read of its own); ``twice``: the write placed for ``self.other`` too,
+    after ``limit``'s."""
     members: list[str] = []
     if where == "helper":  # as the suite's shapes call it: the Parameter passed as an argument
         body = written(w.body, "new", "param")
@@ -402,6 +405,12 @@ def _members(
         members += [f"        x = ops.depend(x, {inline[0]})"]
     else:
         members += [f"        self.write(self.limit, {value})"]
+    if twice and read is None:  # the same write of the other Parameter
+        again = _members(w, where, None, order, None, [], value.replace("limit", "other"), 0)
+        members += [
+            x.replace("self.limit", "self.other")
+            for x in again[again.index("    def construct(self, x):") + 1 : -1]
+        ]
     members += (
         []
         if read is not None
@@ -423,13 +432,16 @@ def program(
     if where.startswith((f"{NET}-", f"{NET_READ}-")):
         return network_program(w, mode, where, expected, title)
     module = where.startswith(f"{MOD}-")  # the state's class and next_limit in their own module
-    where, read, order, new = _form(w, where.removeprefix(f"{MOD}-"))
+    twice = where.startswith(f"{TWO}-")  # the write placed for two Parameters
+    where, read, order, new = _form(w, where.removeprefix(f"{MOD}-").removeprefix(f"{TWO}-"))
     shape = LAYOUTS[w.layout] if new else "(1,)"
     context, jit = SETUP[mode]
     crash = expected == CRASHED
     reload = _reload_call(expected)
     if module and (reload or crash or new not in ("method", "arg")):
         raise NotReduced(f"{MOD}: the faithful form whose new value is the state's method only")
+    if twice and (reload or read is not None):
+        raise NotReduced(f"{TWO}: a placement only, without a reload")
     value = "self.limit * 0.9 + self.w * 0.1" if reload else "self.limit + x"
     bind = []  # the faithful form binds the new value as the clip's ``new`` says
     if new in ("expr", "method"):
@@ -441,7 +453,8 @@ def program(
     froms |= {n.strip() for i in w.imports if i.startswith(head) for n in i[len(head) :].split(",")}
     froms = sorted(froms)
     plain = [i for i in w.imports if not i.startswith(head)]
-    if new:  # in the one import line
+    joined = bool(new) or twice  # the longer forms: numpy and mindspore on one import line
+    if joined:
         plain = [i for i in plain if i not in ("import numpy as np", "import mindspore as ms")]
     one, zero = f"ms.Tensor(np.ones({shape}, np.float32))", "ms.Tensor(np.zeros((1,), np.float32))"
     lines = [
@@ -449,7 +462,7 @@ def program(
         *(["import os, subprocess, sys"] if crash else []),
         *(  # the faithful form's three more lines kept within 30: one import line
             dict.fromkeys(["import numpy as np, mindspore as ms", *plain])
-            if new
+            if joined
             else ["import numpy as np", *dict.fromkeys(["import mindspore as ms", *plain])]
         ),
         f"from mindspore import {', '.join(froms)}",
@@ -476,9 +489,10 @@ def program(
                 if reload
                 else f'        self.limit = ms.Parameter({one}, name="limit")'
             ),
+            *([f'        self.other = ms.Parameter({one}, name="other")'] if twice else []),
             *(f"        {x}" for x in w.init),
         ]
-    lines += _members(w, where, read, order, new, bind, value, reload, own=not module)
+    lines += _members(w, where, read, order, new, bind, value, reload, not module, twice=twice)
     lines += [
         "def judge():",
         f"    {context}",
@@ -794,7 +808,10 @@ def rule_tries(cause: dict, rule, tries: list) -> tuple[list, dict]:
             nets = [(f"{p}-{bad}", f"{p}-{good}") for p in (NET, NET_READ)]
             found = [(s, b, m) for b, _ in nets for s, _, m in tries]
             return list(dict.fromkeys(found)), dict(nets)
-        return list(dict.fromkeys((s, bad, m) for s, _, m in tries)), {bad: good}
+        # then the placement's write of two Parameters (a helper of BRN's five writes dropped
+        # them all in GRAPH_MODE where one helper write worked; found by hand, 2026-12-07)
+        found = [(s, p, m) for p in (bad, f"{TWO}-{bad}") for s, _, m in tries]
+        return list(dict.fromkeys(found)), {bad: good, f"{TWO}-{bad}": f"{TWO}-{good}"}
     if dim not in ("read", "order"):
         raise NotReduced(f"needs `{dim}={bad}` against `{dim}={good}`: not in this program")
     found = shaped(cause)

@@ -423,6 +423,40 @@ def test_the_module_form_is_tried_under_bytecode_where_the_new_value_is_a_method
     assert R.moduled(cause) == [("assign", "mod-depend-alias-before-arg", "jit_bytecode")]
 
 
+@pytest.mark.parametrize(
+    "where, construct",
+    [
+        ("two-helper", ["self.write(self.limit, self.limit + x)",
+                        "self.write(self.other, self.other + x)"]),
+        ("two-depend", ["x = ops.depend(x, self.assign_op(self.limit, self.limit + x))",
+                        "x = ops.depend(x, self.assign_op(self.other, self.other + x))"]),
+        ("two-inline", ["self.assign_op(self.limit, self.limit + x)",
+                        "self.assign_op(self.other, self.other + x)"]),
+    ],
+)  # fmt: skip
+def test_the_two_parameter_form_places_the_write_for_a_second_parameter(where, construct):
+    """``two-``: the placement's write of ``limit``, then the same of ``other`` (a helper that
+    writes two Parameters dropped both in GRAPH_MODE, where one helper write worked); the judge
+    reads ``limit``."""
+    text = R.program(R.writer(ASSIGN), "graph", where, "write dropped at call 1", "t")
+    assert 'self.other = ms.Parameter(ms.Tensor(np.ones((1,), np.float32)), name="other")' in text
+    body = text.split("    def construct(self, x):\n", 1)[1].split("def judge", 1)[0]
+    assert [ln.strip() for ln in body.splitlines()][:-1] == construct
+    assert len(text.splitlines()) <= 30 and "net.limit.asnumpy()" in text
+    with pytest.raises(R.NotReduced, match="two"):
+        R.program(R.writer(ASSIGN), "graph", "two-helper-view-before", "stale read at call 1", "")
+    cause = {
+        "witness": "a",
+        "calls": "at every call",
+        "entries": [
+            {"anchor": "a", "example": {"strategy": "add_", "shape": "helper", "mode": "graph"}}
+        ],
+    }
+    tries, pairs = R.rule_tries(cause, ["write", "helper", "inline"], R.candidates(cause))
+    assert tries == [("add_", "helper", "graph"), ("add_", "two-helper", "graph")]
+    assert pairs == {"helper": "inline", "two-helper": "two-inline"}  # fmt: skip
+
+
 def test_a_network_cause_is_tried_in_the_network_form_from_each_entrys_shape():
     entry = lambda a, s, shape: {  # noqa: E731
         "anchor": a,
