@@ -19,6 +19,11 @@ under jit only in some shapes), the cause is two: the cells the program shows, a
 cause of its own, "in some code shapes only" (``narrow``). The split is recorded in
 ``results/causes/reduced.json`` (``Split``) keyed by the cause's trigger, outcome and calls, not
 by its title or slug, so it holds when another run changes the cause's modes or counts.
+
+The other way round, causes whose short programs are one program (up to their titles) are one
+cause (``Merge``): ``write=helper`` against ``write=depend`` and against ``write=inline`` are the
+same helper dropping two Parameters' writes. The merge is recorded beside the splits, keyed the
+same way, and the merged cause names every trigger it took in (``merged``).
 """
 
 from __future__ import annotations
@@ -74,6 +79,9 @@ class Cause:
     # the (trigger, outcome, calls) of the causes a ``Split`` took this one's entries from: the
     # split is still in force while a cause names it (``reduce.splits_kept``)
     split_from: set = field(default_factory=set)
+    # the (trigger, outcome, calls) of the causes a ``Merge`` joined to this one: one program
+    # shows them all (``reduce.merges_kept`` keeps it while a cause names them)
+    merged: set = field(default_factory=set)
 
     @property
     def cells(self) -> int:
@@ -97,18 +105,23 @@ class Cause:
         return all(e.eager for e in self.entries)
 
     @property
+    def words(self) -> str:
+        """Its trigger's words, with those of the causes merged into it (``merged_words``)."""
+        return merged_words([self.trigger, *sorted({t for t, _, _ in self.merged}, key=str)])
+
+    @property
     def title(self) -> str:
         """``jit(capture_mode="bytecode"): `ops.assign` — write dropped at every call``."""
         modes = ", ".join(label(m) for m in self.modes)
         what = f"{self.outcome} {self.calls}".strip()
-        return f"{modes}: {self.trigger.words}{NARROW if self.narrow else ''} — {what}"
+        return f"{modes}: {self.words}{NARROW if self.narrow else ''} — {what}"
 
     n: int = 1  # the n-th cause with the same slug text (``group`` numbers them)
 
     @property
     def slug(self) -> str:
         narrow = NARROW if self.narrow else ""
-        text = f"{self.outcome}-{self.calls}-{self.trigger.words}{narrow}-{'-'.join(self.modes)}"
+        text = f"{self.outcome}-{self.calls}-{self.words}{narrow}-{'-'.join(self.modes)}"
         slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:80].rstrip("-")
         return slug if self.n == 1 else f"{slug}-{self.n}"
 
@@ -123,6 +136,41 @@ class Cause:
 
 
 NARROW = ", in some code shapes only"  # a split cause's part its short program does not show
+
+
+def merged_words(triggers: list[Trigger]) -> str:
+    """The words of one or more triggers: constructs of one failing value, each working value
+    named (```write=helper` (works with `write=depend`, `write=inline`)``), else each trigger's
+    words in turn."""
+    found = [t.construct for t in triggers]
+    if len(triggers) > 1 and all(found) and len({c[:2] for c in found}) == 1:
+        dim, bad = found[0][:2]
+        goods = ", ".join(f"`{dim}={c[2]}`" for c in found)
+        return f"`{dim}={bad}` (works with {goods})"
+    return "; ".join(t.words for t in triggers)
+
+
+@dataclass(frozen=True)
+class Merge:
+    """Causes found to be one (``bench.causes.reduce.merges_of``): their short programs are the
+    same program up to their titles. Keyed by what groups each (trigger, outcome class, calls)."""
+
+    keys: frozenset  # {(Trigger, outcome, calls)}
+
+    def to_dict(self) -> dict:
+        rows = [{"trigger": _trigger_dict(t), "outcome": o, "calls": c} for t, o, c in self.keys]
+        return {"causes": sorted(rows, key=lambda r: json.dumps(r, sort_keys=True))}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Merge:
+        return cls(frozenset(_key_of(r) for r in data["causes"]))
+
+
+def _key_of(record: dict) -> tuple:
+    """(Trigger, outcome, calls) of a record naming them (a cause, a merge's part)."""
+    t = record.get("trigger") or {}
+    construct = tuple(t["construct"]) if t.get("construct") else None
+    return (Trigger(construct, tuple(t.get("apis", ()))), record["outcome"], record["calls"])
 
 
 @dataclass(frozen=True)
@@ -190,9 +238,9 @@ def trigger_of(e: Entry, apis: dict[str, str]) -> Trigger:
     return Trigger(apis=tuple(sorted({apis.get(s) or s for s in e.strategies})))
 
 
-def group(found: list[Entry], apis: dict[str, str], splits=()) -> list[Cause]:
+def group(found: list[Entry], apis: dict[str, str], splits=(), merges=()) -> list[Cause]:
     """The root causes of ``found`` (every workload's entries), most cells first; a cause with a
-    ``Split`` is two (``parts``)."""
+    ``Split`` is two (``parts``); the causes of a ``Merge`` are one (``merge``)."""
     causes: dict[tuple, Cause] = {}
     for whole in found:
         taken = parts(whole, apis, splits)
@@ -204,11 +252,28 @@ def group(found: list[Entry], apis: dict[str, str], splits=()) -> list[Cause]:
             cause.entries.append(e)
             if taken != [(whole, False)]:  # a split took it apart
                 cause.split_from.add(origin)
-    out = sorted(causes.values(), key=lambda c: (-c.cells, c.title))
+    out = sorted(merge(list(causes.values()), merges), key=lambda c: (-c.cells, c.title))
     seen: dict[str, int] = {}
     for c in out:  # slugs are cut at 80 characters: number the ones that meet
         seen[c.slug] = seen.get(c.slug, 0) + 1
         c.n = seen[c.slug]
+    return out
+
+
+def merge(causes: list[Cause], merges=()) -> list[Cause]:
+    """``causes`` with those of each ``Merge`` joined into its cause of most cells (a split's
+    narrow part is never merged: its program is not the cause's)."""
+    out = list(causes)
+    for m in merges:
+        mine = [c for c in out if not c.narrow and (c.trigger, c.outcome, c.calls) in m.keys]
+        if len(mine) < 2:
+            continue
+        head, *rest = sorted(mine, key=lambda c: (-c.cells, c.title))
+        for c in rest:
+            head.entries += c.entries
+            head.merged |= {(c.trigger, c.outcome, c.calls), *c.merged}
+            head.split_from |= c.split_from
+            out.remove(c)
     return out
 
 
@@ -221,11 +286,13 @@ def apis_of(runs) -> dict[str, str]:
     return apis
 
 
-def of_runs(runs: dict, splits=None) -> list[Cause]:
-    """The root causes of every run's entries (``runs``: {workload: RunData}); ``splits``:
-    default the committed ones (``read_splits``)."""
+def of_runs(runs: dict, splits=None, merges=None) -> list[Cause]:
+    """The root causes of every run's entries (``runs``: {workload: RunData}); ``splits`` and
+    ``merges``: default the committed ones (``read_splits``, ``read_merges``)."""
     found = [e for run in runs.values() for e in entries(run)]
-    return group(found, apis_of(runs.values()), read_splits() if splits is None else splits)
+    splits = read_splits() if splits is None else splits
+    merges = read_merges() if merges is None else merges
+    return group(found, apis_of(runs.values()), splits, merges)
 
 
 REDUCED = "causes/reduced.json"  # under results/: bench.causes.reduce's record
@@ -240,6 +307,17 @@ def read_splits(results=None) -> list[Split]:
         return []
     data = json.loads(path.read_text(encoding="utf-8"))
     return [Split.from_dict(d) for d in data.get("splits", [])]
+
+
+def read_merges(results=None) -> list[Merge]:
+    """The merges ``bench.causes.reduce`` recorded ([] when it has not run or found none)."""
+    from bench.core import paths
+
+    path = (results or paths.RESULTS_DIR) / REDUCED
+    if not path.is_file():
+        return []
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return [Merge.from_dict(d) for d in data.get("merges", [])]
 
 
 def reduced(results=None) -> dict[str, dict]:
@@ -394,8 +472,8 @@ def table(causes: list[Cause], short=None) -> list[str]:
     return rows
 
 
-SCHEMA_VERSION = 3  # results/causes.json; 2: each cause's ``narrow``; 3: its ``split_from``
-READS = (1, 2, 3)
+SCHEMA_VERSION = 4  # results/causes.json; 2: ``narrow``; 3: ``split_from``; 4: ``merged``
+READS = (1, 2, 3, 4)
 CAUSES_FILE = "causes.json"
 
 
@@ -446,6 +524,10 @@ def records(causes: list[Cause], repro_links: dict[str, dict] | None = None) -> 
                     {"trigger": _trigger_dict(t), "outcome": o, "calls": n}
                     for t, o, n in sorted(c.split_from, key=str)
                 ],
+                "merged": [
+                    {"trigger": _trigger_dict(t), "outcome": o, "calls": n}
+                    for t, o, n in sorted(c.merged, key=str)
+                ],
                 "modes": c.modes,
                 "workloads": c.workloads,
                 "strategies": c.strategies,
@@ -474,12 +556,13 @@ def from_json(text: str) -> list[dict]:
     data = json.loads(text)
     if data.get("schema_version") not in READS:
         raise ValueError(f"causes schema_version {data.get('schema_version')!r}")
-    return [{"narrow": False, "split_from": [], **c} for c in data["causes"]]
+    return [{"narrow": False, "split_from": [], "merged": [], **c} for c in data["causes"]]
 
 
 __all__ = [
     "CAUSES_FILE",
     "Cause",
+    "Merge",
     "Split",
     "Trigger",
     "bucket_words",
@@ -487,9 +570,12 @@ __all__ = [
     "group",
     "issue_head",
     "lines",
+    "merge",
+    "merged_words",
     "of_runs",
     "outcome_class",
     "parts",
+    "read_merges",
     "read_splits",
     "records",
     "reduced",

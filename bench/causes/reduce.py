@@ -50,7 +50,7 @@ from bench.core.io import write_text_atomic
 from bench.core.schema import NETWORK_ONLY, Kind, Status
 from bench.measured.modes import GRAPH, JIT_AST, JIT_BYTECODE, PYNATIVE, PYNATIVE_BLOCKING
 
-SCHEMA_VERSION = 3  # 2: each cause's ``bucket``; 3: ``splits`` (``bench.causes.causes.Split``)
+SCHEMA_VERSION = 4  # 2: each cause's ``bucket``; 3: ``splits`` (``causes.Split``); 4: ``merges``
 CALLS = 3
 TIMEOUT_S = 180.0
 PLACEMENTS = ("inline", "depend", "helper")
@@ -955,12 +955,13 @@ def placement_of(tried: str) -> str:
     return tried.split(": ", 1)[0].split("@", 1)[1].rsplit("-", 1)[0]
 
 
-def to_json(reduced: list[Reduced], causes_file: dict, splits=()) -> str:
+def to_json(reduced: list[Reduced], causes_file: dict, splits=(), merges=()) -> str:
     data = {
         "schema_version": SCHEMA_VERSION,
         "causes_of": causes_file.get("runs", {}),
         "reduced": [asdict(r) for r in reduced],
         "splits": [s.to_dict() for s in sorted(splits, key=lambda s: s.to_dict()["missed"])],
+        "merges": sorted((m.to_dict() for m in merges), key=json.dumps),
     }
     return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
 
@@ -968,18 +969,16 @@ def to_json(reduced: list[Reduced], causes_file: dict, splits=()) -> str:
 def from_json(text: str) -> list[Reduced]:
     """The records, upgraded: schema 1 had no ``bucket`` (read as not checked)."""
     data = json.loads(text)
-    if data.get("schema_version") not in (1, 2, SCHEMA_VERSION):
+    if data.get("schema_version") not in (1, 2, 3, SCHEMA_VERSION):
         raise ValueError(f"reduced schema_version {data.get('schema_version')!r}")
     return [Reduced(**{"bucket": [], **r}) for r in data["reduced"]]
 
 
 def _key(cause: dict) -> tuple:
     """What groups a cause of causes.json (``causes.Split.key``)."""
-    from bench.causes.causes import Trigger
+    from bench.causes.causes import _key_of
 
-    t = cause.get("trigger") or {}
-    construct = tuple(t["construct"]) if t.get("construct") else None
-    return (Trigger(construct, tuple(t.get("apis", ()))), cause["outcome"], cause["calls"])
+    return _key_of(cause)
 
 
 def split_of(cause: dict, bucket: list[dict]):
@@ -1008,6 +1007,53 @@ def splits_kept(old, found, causes: list[dict]) -> list:
         before = out.get(s.key)
         out[s.key] = s if before is None else Split(*s.key, before.missed | s.missed)
     return list(out.values())
+
+
+def merges_of(reduced: list[Reduced], causes: list[dict], root: Path = paths.ROOT) -> list:
+    """The ``causes.Merge`` of the causes whose short programs are one program up to their
+    titles (``same``): one behaviour, bucketed twice because the findings met it through two
+    triggers (``write=helper`` against ``depend`` and against ``inline``)."""
+    from bench.causes.causes import Merge
+
+    keys = _key_by(causes)
+    by: dict[str, set] = {}
+    for r in reduced:
+        path = root / r.script if r.script else None
+        if path is not None and path.is_file() and r.slug in keys:
+            by.setdefault(same(path.read_text(encoding="utf-8")), set()).add(keys[r.slug])
+    return [Merge(frozenset(k)) for k in by.values() if len(k) > 1]
+
+
+def merges_kept(old, found, causes: list[dict]) -> list:
+    """The merges to record: the earlier ones (``old``) whose causes are all still named (each
+    cause of ``causes``, or one merged into it: its ``merged``), with those this run found
+    (``found``); merges that share a cause are one."""
+    from bench.causes.causes import Merge
+
+    named = {_key(c) for c in causes} | {_key(m) for c in causes for m in c.get("merged", ())}
+    groups: list[set] = []
+    for m in [*old, *found]:
+        if not m.keys <= named:
+            continue
+        joined = set(m.keys)
+        for g in [g for g in groups if g & joined]:
+            joined |= g
+            groups.remove(g)
+        groups.append(joined)
+    return [Merge(frozenset(g)) for g in groups]
+
+
+def _key_by(causes: list[dict]) -> dict:
+    return {c["slug"]: _key(c) for c in causes}
+
+
+def _merges_in(record: Path) -> list:
+    from bench.causes.causes import Merge
+
+    if not record.is_file():
+        return []
+    data = json.loads(record.read_text(encoding="utf-8"))
+    return [Merge.from_dict(d) for d in data.get("merges", [])]
 
 
 def _splits_in(record: Path) -> list:
@@ -1087,6 +1133,7 @@ def main(argv=None) -> int:
     done: list[Reduced] = list(known)
     record = args.out / "reduced.json"
     old_splits = _splits_in(record)
+    old_merges = _merges_in(record)
     found: list = []  # the splits this run's bucket checks show
     try:
         if args.releases_only:
@@ -1129,11 +1176,17 @@ def main(argv=None) -> int:
             print(f"{r.rank:2d} {r.title[:80]} {state}", flush=True)
             done.append(r)
             kept_splits = splits_kept(old_splits, found, data["causes"])
-            write_text_atomic(record, to_json(done, data, kept_splits))  # none lost
-        # every record, the causes not asked for (--only) after the last one asked for included
-        write_text_atomic(
-            record, to_json(done, data, splits_kept(old_splits, found, data["causes"]))
-        )
+            kept_merges = merges_kept(old_merges, [], data["causes"])
+            write_text_atomic(record, to_json(done, data, kept_splits, kept_merges))  # none lost
+        # every record, the causes not asked for (--only) after the last one asked for included;
+        # the causes one program shows are one: the report merges them on its next render
+        merged = merges_of(done, data["causes"])
+        for m in merged:
+            ranks = sorted(r.rank for r in done if _key_by(data["causes"]).get(r.slug) in m.keys)
+            print(f"causes {', '.join(map(str, ranks))} are one: the same program shows them")
+        kept_splits = splits_kept(old_splits, found, data["causes"])
+        kept_merges = merges_kept(old_merges, merged, data["causes"])
+        write_text_atomic(record, to_json(done, data, kept_splits, kept_merges))
         kept = {r.script for r in done if r.script}
         for stale in args.out.glob("*.py"):  # programs no cause has now
             if _rel(stale) not in kept:

@@ -254,3 +254,35 @@ def test_a_repro_says_the_releases_it_reproduces_on_and_what_it_does_on_the_othe
     r["releases"]["2.8.0"] = run(1, "NOT REPRODUCED: works")
     assert causes.repro_words(r).endswith("; not on 2.8.0 (it works there)")
     assert causes.repro_words({"script": "", "releases": {}}) == ""
+
+
+def test_causes_one_program_shows_are_one_cause_naming_every_trigger():
+    """A ``Merge`` (causes whose short programs are one program) joins its causes into the one of
+    most cells; the title names each working value; a split's narrow part is never merged."""
+    helper_depend, helper_inline = ("write", "depend", "helper"), ("write", "inline", "helper")
+    found = [
+        entry("brn", "incorrect: write dropped at every call", ["add_"], ["graph"],
+              cells(6, "add_", "graph"), helper_depend),
+        entry("brn", "incorrect: write dropped at every call", ["copy_"], ["jit_ast"],
+              cells(4, "copy_", "jit_ast"), helper_inline),
+        entry("clip", "incorrect: write dropped at every call", ["assign"], ["graph"],
+              cells(2, "assign", "graph")),
+    ]  # fmt: skip
+    apart = causes.group(found, APIS)
+    assert len(apart) == 3
+    keys = frozenset((c.trigger, c.outcome, c.calls) for c in apart[:2])
+    merge = causes.Merge(keys)
+    assert causes.Merge.from_dict(merge.to_dict()) == merge  # as reduced.json keeps it
+    got = causes.group(found, APIS, merges=[merge])
+    assert [c.cells for c in got] == [10, 2]
+    assert got[0].trigger.construct == ("write", "helper", "depend")  # the one of most cells
+    assert "`write=helper` (works with `write=depend`, `write=inline`)" in got[0].title
+    assert got[0].merged == {(apart[1].trigger, "write dropped", "at every call")}
+    assert got[0].modes == ["graph", "jit_ast"] and got[0].strategies == ["add_", "copy_"]
+    record = causes.records(got)[0]
+    assert record["merged"][0]["trigger"]["construct"] == ["write", "helper", "inline"]
+    # a merge of causes not found (or of one alone) changes nothing
+    assert len(causes.group(found, APIS, merges=[causes.Merge(frozenset(list(keys)[:1]))])) == 3
+    # triggers of different kinds: each one's words in turn
+    both = causes.merged_words([apart[0].trigger, apart[2].trigger])
+    assert both == "`write=helper` (works with `write=depend`); `ops.assign`"

@@ -699,3 +699,43 @@ def test_an_interpreter_given_by_a_relative_path_is_run_from_the_programs_folder
     assert R.run(script, found["2.9.0"]).code == 0
     with pytest.raises(ValueError, match="VERSION=PATH"):
         R._interpreters(["2.9.0=bin/nothing"])
+
+
+def _record(slug, construct, script=""):
+    return {"slug": slug, "trigger": {"construct": construct, "apis": []},
+            "outcome": "write dropped", "calls": "at every call"}  # fmt: skip
+
+
+def test_causes_whose_programs_are_one_program_are_recorded_as_one(tmp_path):
+    """``merges_of``: programs the same up to their titles (the class line's comment) make one
+    ``causes.Merge``; ``merges_kept`` keeps a merge while every cause of it is named (itself, or
+    merged into another: ``merged``), and joins merges that share a cause."""
+    body = "class Net(nn.Cell):  # {}\n    pass\n"
+    for name, title in (("a.py", "A"), ("b.py", "B"), ("c.py", "C")):
+        (tmp_path / name).write_text(body.format(title) + ("x = 1\n" if name == "c.py" else ""))
+    causes = [_record("a", ["write", "helper", "depend"]),
+              _record("b", ["write", "helper", "inline"]),
+              _record("c", ["write", "helper", "depend-2"])]  # fmt: skip
+    done = [R.Reduced(i + 1, s, "t", script=f"{s}.py") for i, s in enumerate("abc")]
+    (merge,) = R.merges_of(done, causes, root=tmp_path)
+    assert merge.keys == {R._key(causes[0]), R._key(causes[1])}  # c's program differs
+    assert R.merges_of(done[:1], causes, root=tmp_path) == []
+    # kept while both are named: as two causes, or one with the other merged into it
+    assert R.merges_kept([merge], [], causes) == [merge]
+    one = [{**causes[0], "merged": [causes[1]]}, causes[2]]
+    assert R.merges_kept([merge], [], one) == [merge]
+    assert R.merges_kept([merge], [], [causes[0], causes[2]]) == []  # b is gone
+    other = R.merges_of(done[1:], [causes[1], {**causes[2]}], root=tmp_path)
+    assert other == []
+    from bench.causes.causes import Merge
+
+    joined = R.merges_kept([merge], [Merge(frozenset({R._key(causes[1]), R._key(causes[2])}))],
+                           causes)  # fmt: skip
+    assert [m.keys for m in joined] == [frozenset(R._key(c) for c in causes)]
+    text = R.to_json(done, {"runs": {}}, (), joined)
+    assert R._merges_in(_write(tmp_path / "r.json", text)) == joined
+
+
+def _write(path, text):
+    path.write_text(text)
+    return path

@@ -1,7 +1,7 @@
 EXPECTED = 'write dropped at call 1'  # exits 0 iff it shows this
 import numpy as np, mindspore as ms
 from mindspore import nn, ops
-class Net(nn.Cell):  # GRAPH_MODE, jit(capture_mode="ast"), jit(capture_mode="bytecode"): `write=helper` (works with `write=depend`) — write dropped at every call
+class Net(nn.Cell):  # GRAPH_MODE, jit(capture_mode="ast"), jit(capture_mode="bytecode"): `write=helper` (works with `write=depend`, `write=inline`) — write dropped at every call
     def __init__(self):
         super().__init__()
         self.limit = ms.Parameter(ms.Tensor(np.ones((1,), np.float32)), name="limit")
