@@ -271,3 +271,33 @@ def test_the_newer_writes_are_recognised(line, writes, indexed):
     assert found.writes - {"inplace_update_v2"} == writes - {"inplace_update_v2"}
     assert "inplace_update_v2" in found.writes  # built in __init__: its calls are writes
     assert found.indexed == indexed
+
+
+def test_the_committed_example_reports_name_the_committed_root_causes():
+    """Each committed check report under examples/reports names a root cause by the rank and
+    title results/causes.json gives it now (a new short repro's split or merge moves ranks; the
+    reports are made again then: ``python -m bench.check examples/X.py:Class --out ...``)."""
+    import json
+
+    from bench.core.paths import ROOT
+
+    ranks = {
+        c["rank"]: c["title"]
+        for c in json.loads((ROOT / "results" / "causes.json").read_text("utf-8"))["causes"]
+    }
+    named = []
+
+    def walk(x):
+        if isinstance(x, dict):
+            if "cause" in x and "cause_title" in x:
+                named.append((x["cause"], x["cause_title"]))
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    for report in sorted((ROOT / "examples" / "reports").glob("*/report.json")):
+        walk(json.loads(report.read_text("utf-8")))
+    assert named  # brn_pynative names the causes of its three compiled modes
+    assert [(rank, ranks.get(rank)) for rank, _ in named] == named
