@@ -101,6 +101,7 @@ NET = "net"  # the new value from the state module's ``next_limit``
 NET_READ = "netread"  # the new value inline, the state read back through the module's ``read``
 MOD = "mod"  # the faithful form with the state's class in a module of its own (one cell)
 TWO = "two"  # a placement's write of two Parameters, ``limit`` and ``other`` (BRN writes five)
+BASE = "base"  # the module form with ``construct`` in the state's class too: inherited
 NETWORK = "in a network of two layers"
 
 
@@ -431,6 +432,8 @@ def program(
     the write and is an alias, or a view that the write updates, ``view_sees``; else the old)."""
     if where.startswith((f"{NET}-", f"{NET_READ}-")):
         return network_program(w, mode, where, expected, title)
+    base = where.startswith(f"{BASE}-")  # construct inherited from the module's state class
+    where = f"{MOD}-{where.removeprefix(f'{BASE}-')}" if base else where
     module = where.startswith(f"{MOD}-")  # the state's class and next_limit in their own module
     twice = where.startswith(f"{TWO}-")  # the write placed for two Parameters
     where, read, order, new = _form(w, where.removeprefix(f"{MOD}-").removeprefix(f"{TWO}-"))
@@ -467,16 +470,28 @@ def program(
         ),
         f"from mindspore import {', '.join(froms)}",
     ]
+    members = _members(w, where, read, order, new, bind, value, reload, not module, twice=twice)
     if module:  # as the suite's state classes are: the cell in __main__ calls into their module
-        lines += [
-            'exec("""class State(ms.nn.Cell):',
+        at = members.index("    def construct(self, x):")
+        inherited = members[at:] if base else []  # the module's names: the program's own
+        members = members[:at] if base else members
+        names = '"__name__": "state", "np": np, "ms": ms'
+        names = '**globals(), "__name__": "state"' if base else names  # base: construct's names
+        state = [
+            "class State(ms.nn.Cell):",
             "    def __init__(self): super().__init__(); "
             f'self.limit = ms.Parameter({one}, name="limit")',
-            '    def next_limit(self, x): return self.limit + x""", '
-            'STATE := {"__name__": "state", "np": np, "ms": ms})  # a module of its own, as a '
+            "    def next_limit(self, x): return self.limit + x",
+            *inherited,
+        ]
+        lines += [
+            f'exec("""{state[0]}',
+            *state[1:-1],
+            f'{state[-1]}""", STATE := {{{names}}})  # a module of its own, as a '
             "library's classes are",
             f'class Net(STATE["State"]):  # {title}',
             *_init_line(w),
+            *([] if members or w.init else ["    pass  # construct inherited"]),
         ]
     else:
         lines += [
@@ -492,7 +507,7 @@ def program(
             *([f'        self.other = ms.Parameter({one}, name="other")'] if twice else []),
             *(f"        {x}" for x in w.init),
         ]
-    lines += _members(w, where, read, order, new, bind, value, reload, not module, twice=twice)
+    lines += members
     lines += [
         "def judge():",
         f"    {context}",
@@ -803,6 +818,13 @@ def rule_tries(cause: dict, rule, tries: list) -> tuple[list, dict]:
     (``placement-read-order`` from each entry's shape, the rule's dimension set to ``bad`` and,
     for its pair, to ``good``); NotReduced for any other."""
     dim, bad, good = rule
+    if (dim, bad, good) == ("construct", BASE, "own"):  # inherited from the module's class
+        found = [(s, w.removeprefix(f"{MOD}-"), m) for s, w, m in moduled(cause)]
+        if not found:
+            raise NotReduced("construct=base: no entry's shape has the module form under bytecode")
+        return [(s, f"{BASE}-{w}", m) for s, w, m in found], {
+            f"{BASE}-{w}": f"{MOD}-{w}" for _, w, _ in found
+        }
     if dim == "write" and bad in PLACEMENTS and good in PLACEMENTS:
         if cause["calls"] == NETWORK_ONLY:  # the network forms, each placed both ways
             nets = [(f"{p}-{bad}", f"{p}-{good}") for p in (NET, NET_READ)]

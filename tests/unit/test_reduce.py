@@ -262,8 +262,10 @@ def test_a_read_or_order_rule_is_tried_with_its_pair_from_each_entrys_shape():
     tries, pairs = R.rule_tries(cause, ["order", "before", "after"], [])
     assert pairs == {"helper-view-before": "helper-view-after",
                      "helper-view-before-arg": "helper-view-after-arg"}  # fmt: skip
-    with pytest.raises(R.NotReduced, match="construct=base"):
-        R.rule_tries(cause, ["construct", "base", "own"], [])
+    with pytest.raises(R.NotReduced, match="construct=base"):  # no module form here
+        R.rule_tries({"witness": "b", "entries": [other]}, ["construct", "base", "own"], [])
+    with pytest.raises(R.NotReduced, match="construct=fancy"):
+        R.rule_tries(cause, ["construct", "fancy", "own"], [])
     with pytest.raises(R.NotReduced, match="no read and order"):
         R.rule_tries({"witness": "b", "entries": [other]}, ["read", "view", "copy"], [])
 
@@ -408,6 +410,37 @@ def test_the_module_form_is_the_faithful_one_with_the_state_class_in_its_own_mod
     with pytest.raises(R.NotReduced, match="mod"):  # not with a reload
         R.program(R.writer(ASSIGN), "jit_bytecode", f"mod-{where}", "follows the old values "
                   "after a reload at call 5", "t")  # fmt: skip
+
+
+def test_the_base_form_inherits_construct_from_the_modules_state_class():
+    """``base-``: the module form with ``construct`` in the state's class of the other module
+    (``construct=base``), the cell in ``__main__`` keeping only the strategy's write; its pair
+    is the module form, ``construct`` in the cell (``construct=own``)."""
+    where = "helper-param-after-arg"
+    said = "write dropped at call 1"
+    own = R.program(R.writer(ASSIGN), "jit_bytecode", f"mod-{where}", said, "")
+    text = R.program(R.writer(ASSIGN), "jit_bytecode", f"base-{where}", said, "")
+    tree = ast.parse(text)
+    module = ast.parse(next(n for n in ast.walk(tree) if isinstance(n, ast.Constant)
+                            and "class State" in str(n.value)).value)  # fmt: skip
+    state = {f.name for f in module.body[0].body if isinstance(f, ast.FunctionDef)}
+    assert state == {"__init__", "next_limit", "construct"}
+    net = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Net")
+    assert {f.name for f in net.body if isinstance(f, ast.FunctionDef)} == {"__init__", "write"}
+    assert "STATE := {**globals(), " in text  # construct's names: the program's own
+    body = lambda t: t.split("def construct(self, x):")[1].splitlines()[1:4]  # noqa: E731
+    assert body(text)[:2] == body(own)[:2]  # the same construct, in the other class
+    assert body(text)[2].startswith(body(own)[2] + '""", STATE := ')
+    assert len(text.splitlines()) <= 30
+    bare = R.Writer(("from mindspore import ops",), (), ("ops.assign(param, value)",), "scalar")
+    text = R.program(bare, "jit_bytecode", f"base-{where}", "write dropped at call 1", "")
+    assert "    def write(self, param, new): ops.assign(param, new)" in text
+    entry = {"anchor": "a", "example": {"strategy": "assign_add", "mode": "jit_bytecode",
+                                        "shape": "helper-param-after-arg-base"}}  # fmt: skip
+    tries, pairs = R.rule_tries({"witness": "a", "entries": [entry]},
+                                ["construct", "base", "own"], [])  # fmt: skip
+    assert tries == [("assign_add", f"base-{where}", "jit_bytecode")]
+    assert pairs == {f"base-{where}": f"mod-{where}"}
 
 
 def test_the_module_form_is_tried_under_bytecode_where_the_new_value_is_a_method():
@@ -587,7 +620,11 @@ def test_a_changed_program_is_run_again(tmp_path):
 def test_a_rule_needs_its_construct_in_the_program():
     cause = {**_cause(), "trigger": {"construct": ["construct", "base", "own"], "apis": []}}
     got = R.reduce_cause(cause, Path("/nonexistent"), "/no/python", Path("/nonexistent"))
-    assert not got.script and "needs `construct=base` against `construct=own`" in got.why_not
+    # the entry's shape (inline) has no module form under bytecode to inherit construct from
+    assert not got.script and "construct=base: no entry's shape" in got.why_not
+    cause["trigger"]["construct"] = ["layout", "vector", "scalar"]  # a construct no form has
+    got = R.reduce_cause(cause, Path("/nonexistent"), "/no/python", Path("/nonexistent"))
+    assert "needs `layout=vector` against `layout=scalar`" in got.why_not
     # a read rule needs an entry whose shape reads the state (this one's is `inline`)
     cause = {**_cause(), "trigger": {"construct": ["read", "view", "copy"], "apis": []}}
     got = R.reduce_cause(cause, Path("/nonexistent"), "/no/python", Path("/nonexistent"))
