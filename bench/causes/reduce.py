@@ -54,7 +54,7 @@ SCHEMA_VERSION = 4  # 2: each cause's ``bucket``; 3: ``splits`` (``causes.Split`
 CALLS = 3
 TIMEOUT_S = 180.0
 PLACEMENTS = ("inline", "depend", "helper")
-TRIES = 10  # programs written per cause at most (each a fresh MindSpore process, ~5 s)
+TRIES = 11  # programs written per cause at most (each a fresh MindSpore process, ~5 s)
 AS_WRITTEN = "as-written"  # the strategy's own construct (and after_step), pasted whole
 # how the state is read, and the write's order against the read (the clip's dimensions), for a
 # cause whose trigger is one of them: the program reads ``lim`` and outputs it
@@ -871,6 +871,9 @@ def reduce_cause(
             tries = [*tries[:3], *[t for t in shaped(cause) if t not in tries][:3]]
             tries += [t for t in faithful(cause) if t not in tries][:2]
             tries += moduled(cause)[:2]
+            # last, the witness's placement writing two Parameters, as the EMA's helper writes
+            # each of its weights' EMAs (one helper write works where two are dropped)
+            tries += [(s, f"{TWO}-{w}", m) for s, w, m in candidates(cause)[:1] if w != AS_WRITTEN]
     except NotReduced as err:
         r.why_not = str(err)
         return r

@@ -776,3 +776,15 @@ def test_causes_whose_programs_are_one_program_are_recorded_as_one(tmp_path):
 def _write(path, text):
     path.write_text(text)
     return path
+
+
+def test_the_two_parameter_form_is_tried_last_for_any_cause(tmp_path):
+    """After every other form, the witness's placement writing two Parameters (the EMA's helper
+    writes each weight's EMA: cause 55, `Tensor.copy_` under jit ast, shows only so)."""
+    (tmp_path / "assign.py").write_text(ASSIGN)
+    cause = {**_cause(), "entries": [{**_cause()["entries"][0], "example": {
+        "strategy": "assign", "shape": "helper", "mode": "jit_ast"}}]}  # fmt: skip
+    got = R.reduce_cause(cause, tmp_path, "/no/python", tmp_path)
+    labels = [t.split(": ", 1)[0] for t in got.tried]
+    assert labels[0] == "assign@helper-jit_ast" and labels[-1] == "assign@two-helper-jit_ast"
+    assert len(labels) <= R.TRIES
