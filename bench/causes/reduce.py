@@ -520,6 +520,7 @@ def program(
     )
     call = f"        out = net(ms.Tensor(np.full({shape}, call, np.float32))).asnumpy()"
     said = "{kind[bool(np.allclose(got, old))]} at call {call}"
+    stale = "{kind[bool(np.allclose(got, old) or np.allclose(got, 1))]} at call {call}"
     if reload:
         lines += [
             f"    for call in range(1, {max(CALLS, reload) + 1}):",
@@ -543,7 +544,9 @@ def program(
             + ", ('wrong output', 'stale read'))):",
             "            if not np.allclose(got, want):  # limit + call, and the output "
             + ("the new limit" if after else "the limit before the write"),
-            f"                return f'{said}'",
+            # where the output means the limit before the write, an earlier one is stale too:
+            # the first (1), as a capture that froze the read at call 1 gives it
+            f"                return f'{said if after else stale}'",
         ]
     else:
         lines += [

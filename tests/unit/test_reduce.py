@@ -788,3 +788,17 @@ def test_the_two_parameter_form_is_tried_last_for_any_cause(tmp_path):
     labels = [t.split(": ", 1)[0] for t in got.tried]
     assert labels[0] == "assign@helper-jit_ast" and labels[-1] == "assign@two-helper-jit_ast"
     assert len(labels) <= R.TRIES
+
+
+@pytest.mark.parametrize(
+    "where, stale",
+    [("helper-alias-after-arg", True), ("helper-copy-before-arg", True),
+     ("helper-alias-before-arg", False)],  # the output means the new limit: old is the stale one
+)  # fmt: skip
+def test_an_output_of_the_first_limit_is_a_stale_read_where_the_code_means_the_old(where, stale):
+    """Where the output means the limit before the write, one of an earlier limit is stale too:
+    the first (1), as a capture that froze the read at call 1 gives it (`Parameter.set_data`
+    under bytecode: a stale read from call 2 on)."""
+    text = R.program(R.writer(ASSIGN), "jit_bytecode", where, "stale read at call 2", "t")
+    assert ("np.allclose(got, old) or np.allclose(got, 1)" in text) == stale
+    assert len(text.splitlines()) <= 30
