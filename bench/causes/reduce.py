@@ -54,7 +54,7 @@ SCHEMA_VERSION = 4  # 2: each cause's ``bucket``; 3: ``splits`` (``causes.Split`
 CALLS = 3
 TIMEOUT_S = 180.0
 PLACEMENTS = ("inline", "depend", "helper")
-TRIES = 11  # programs written per cause at most (each a fresh MindSpore process, ~5 s)
+TRIES = 13  # programs written per cause at most (each a fresh MindSpore process, ~5 s)
 AS_WRITTEN = "as-written"  # the strategy's own construct (and after_step), pasted whole
 # how the state is read, and the write's order against the read (the clip's dimensions), for a
 # cause whose trigger is one of them: the program reads ``lim`` and outputs it
@@ -102,6 +102,7 @@ NET_READ = "netread"  # the new value inline, the state read back through the mo
 MOD = "mod"  # the faithful form with the state's class in a module of its own (one cell)
 TWO = "two"  # a placement's write of two Parameters, ``limit`` and ``other`` (BRN writes five)
 BASE = "base"  # the module form with ``construct`` in the state's class too: inherited
+BOTH = "both"  # a faithful form whose clip reads both bounds: ``-lim`` and ``lim``
 NETWORK = "in a network of two layers"
 
 
@@ -360,13 +361,14 @@ def _members(
     own=True,
     back="self.limit * 1",
     twice=False,
+    both=False,
 ) -> list[str]:
     """The class's methods after ``__init__`` (``program``): the helper ``write`` where the
     write is placed in one, ``next_limit`` where the new value comes from it (unless ``own`` is
     False: the network form's state class has it), ``construct`` with the write placed
     ``where``, its read and order, and the output (``back``: the state as the output reads it,
     where the form has no read of its own); ``twice``: the write placed for ``self.other`` too,
-    after ``limit``'s."""
+    after ``limit``'s; ``both``: the clip of ``x`` and ``-x``, its output both bounds."""
     members: list[str] = []
     if where == "helper":  # as the suite's shapes call it: the Parameter passed as an argument
         body = written(w.body, "new", "param")
@@ -396,7 +398,8 @@ def _members(
         # the faithful form reads the limit as the clip does, through ops.clip_by_value (x * 1000
         # is beyond every limit the program reaches: the output is the limit); ScatterUpdate's
         # stale read shows only so
-        out = f"ops.clip_by_value(x * 1000, -{bound}, {bound})" if new else f"{bound} * 1"
+        clipped = "ops.stack([x, -x])" if both else "x"
+        out = f"ops.clip_by_value({clipped} * 1000, -{bound}, {bound})" if new else f"{bound} * 1"
         read_first = [f"out = {out}", *write, "return out"]
         body += read_first if order == "after" else [*write, f"return {out}"]
         members += [f"        {x}" for x in body]
@@ -432,6 +435,8 @@ def program(
     the write and is an alias, or a view that the write updates, ``view_sees``; else the old)."""
     if where.startswith((f"{NET}-", f"{NET_READ}-")):
         return network_program(w, mode, where, expected, title)
+    both = where.startswith(f"{BOTH}-")  # the clip's two bounds in the output, not one
+    where = where.removeprefix(f"{BOTH}-")
     base = where.startswith(f"{BASE}-")  # construct inherited from the module's state class
     where = f"{MOD}-{where.removeprefix(f'{BASE}-')}" if base else where
     module = where.startswith(f"{MOD}-")  # the state's class and next_limit in their own module
@@ -445,6 +450,8 @@ def program(
         raise NotReduced(f"{MOD}: the faithful form whose new value is the state's method only")
     if twice and (reload or read is not None):
         raise NotReduced(f"{TWO}: a placement only, without a reload")
+    if both and not new:
+        raise NotReduced(f"{BOTH}: the faithful form only (its output is the clip's)")
     value = "self.limit * 0.9 + self.w * 0.1" if reload else "self.limit + x"
     bind = []  # the faithful form binds the new value as the clip's ``new`` says
     if new in ("expr", "method"):
@@ -470,7 +477,9 @@ def program(
         ),
         f"from mindspore import {', '.join(froms)}",
     ]
-    members = _members(w, where, read, order, new, bind, value, reload, not module, twice=twice)
+    members = _members(
+        w, where, read, order, new, bind, value, reload, not module, twice=twice, both=both
+    )
     if module:  # as the suite's state classes are: the cell in __main__ calls into their module
         at = members.index("    def construct(self, x):")
         inherited = members[at:] if base else []  # the module's names: the program's own
@@ -537,7 +546,9 @@ def program(
         lines += [
             f"    for call in range(1, {CALLS + 1}):",
             "        old, out = net.limit.asnumpy().copy(), "
-            f"net(ms.Tensor(np.full({shape}, call, np.float32))).asnumpy()  # in this order",
+            f"net(ms.Tensor(np.full({shape}, call, np.float32))).asnumpy()"
+            + (" * [1, -1]  # in this order; the upper bound, minus the lower" if both else "")
+            + ("" if both else "  # in this order"),
             "        for got, want, kind in ((net.limit.asnumpy(), old + call, ('wrong value',"
             " 'write dropped')), (out, "
             + ("old + call" if after else "old")
@@ -875,8 +886,10 @@ def reduce_cause(
             tries += [t for t in faithful(cause) if t not in tries][:2]
             tries += moduled(cause)[:2]
             # last, the witness's placement writing two Parameters, as the EMA's helper writes
-            # each of its weights' EMAs (one helper write works where two are dropped)
+            # each of its weights' EMAs (one helper write works where two are dropped); then
+            # the clip's two bounds read (bytecode read -lim before a write and lim after it)
             tries += [(s, f"{TWO}-{w}", m) for s, w, m in candidates(cause)[:1] if w != AS_WRITTEN]
+            tries += [(s, f"{BOTH}-{w}", m) for s, w, m in [*faithful(cause), *moduled(cause)]][:2]
     except NotReduced as err:
         r.why_not = str(err)
         return r

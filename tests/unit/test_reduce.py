@@ -802,3 +802,18 @@ def test_an_output_of_the_first_limit_is_a_stale_read_where_the_code_means_the_o
     text = R.program(R.writer(ASSIGN), "jit_bytecode", where, "stale read at call 2", "t")
     assert ("np.allclose(got, old) or np.allclose(got, 1)" in text) == stale
     assert len(text.splitlines()) <= 30
+
+
+def test_the_both_bounds_form_reads_the_clips_two_bounds():
+    """``both-``: the faithful form clipping ``x`` and ``-x``, its output the upper bound and
+    minus the lower, each judged by what the code means (bytecode read ``-lim`` before the write
+    and ``lim`` after it: the clip's output is neither the old limit nor the new)."""
+    where = "helper-alias-before-arg"
+    said = "wrong output at call 1"
+    one = R.program(R.writer(ASSIGN), "jit_bytecode", f"mod-{where}", said, "")
+    text = R.program(R.writer(ASSIGN), "jit_bytecode", f"both-mod-{where}", said, "")
+    assert "return ops.clip_by_value(ops.stack([x, -x]) * 1000, -lim, lim)" in text
+    assert ".asnumpy() * [1, -1]  # in this order; the upper bound, minus the lower" in text
+    assert len(text.splitlines()) == len(one.splitlines()) <= 30
+    with pytest.raises(R.NotReduced, match="both"):
+        R.program(R.writer(ASSIGN), "jit_bytecode", "both-helper", "wrong output at call 1", "")
