@@ -298,26 +298,24 @@ def of_runs(runs: dict, splits=None, merges=None) -> list[Cause]:
 REDUCED = "causes/reduced.json"  # under results/: bench.causes.reduce's record
 
 
-def read_splits(results=None) -> list[Split]:
-    """The splits ``bench.causes.reduce`` recorded ([] when it has not run or found none)."""
+def _recorded(results, key: str) -> list[dict]:
+    """The records ``bench.causes.reduce`` kept under ``key`` ([] when it has not run)."""
     from bench.core import paths
 
     path = (results or paths.RESULTS_DIR) / REDUCED
     if not path.is_file():
         return []
-    data = json.loads(path.read_text(encoding="utf-8"))
-    return [Split.from_dict(d) for d in data.get("splits", [])]
+    return json.loads(path.read_text(encoding="utf-8")).get(key, [])
+
+
+def read_splits(results=None) -> list[Split]:
+    """The splits ``bench.causes.reduce`` recorded ([] when it has not run or found none)."""
+    return [Split.from_dict(d) for d in _recorded(results, "splits")]
 
 
 def read_merges(results=None) -> list[Merge]:
     """The merges ``bench.causes.reduce`` recorded ([] when it has not run or found none)."""
-    from bench.core import paths
-
-    path = (results or paths.RESULTS_DIR) / REDUCED
-    if not path.is_file():
-        return []
-    data = json.loads(path.read_text(encoding="utf-8"))
-    return [Merge.from_dict(d) for d in data.get("merges", [])]
+    return [Merge.from_dict(d) for d in _recorded(results, "merges")]
 
 
 def reduced(results=None) -> dict[str, dict]:

@@ -183,12 +183,7 @@ def test_the_program_is_short_and_imports_only_mindspore_numpy_and_the_standard_
     where, mode
 ):
     text = R.program(R.writer(ASSIGN), mode, where, "write dropped at call 1", "a title")
-    tree = ast.parse(text)
-    assert len(text.splitlines()) <= 30
-    roots = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import)
-             for a in n.names}  # fmt: skip
-    roots |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
-    assert roots <= {"numpy", "mindspore"}
+    _short_and_plain(text)
     assert "EXPECTED = 'write dropped at call 1'" in text
     assert {"graph": "GRAPH_MODE", "jit_bytecode": 'capture_mode="bytecode"'}.get(mode, "") in text
     construct = text.split("def construct", 1)[1].split("KIND =", 1)[0]
@@ -268,6 +263,25 @@ def test_a_read_or_order_rule_is_tried_with_its_pair_from_each_entrys_shape():
         R.rule_tries(cause, ["construct", "fancy", "own"], [])
     with pytest.raises(R.NotReduced, match="no read and order"):
         R.rule_tries({"witness": "b", "entries": [other]}, ["read", "view", "copy"], [])
+
+
+def _short_and_plain(text: str) -> ast.Module:
+    """The program's tree, once it is checked: at most 30 lines, importing only numpy and
+    mindspore (and the standard library, which no program here needs)."""
+    tree = ast.parse(text)
+    assert len(text.splitlines()) <= 30
+    roots = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import)
+             for a in n.names}  # fmt: skip
+    roots |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert roots <= {"numpy", "mindspore"}
+    return tree
+
+
+def _state_module(tree: ast.Module) -> ast.Module:
+    """The source a module form ``exec``s as its module ``state``, parsed."""
+    text = next(n for n in ast.walk(tree) if isinstance(n, ast.Constant)
+                and "class State" in str(n.value)).value  # fmt: skip
+    return ast.parse(text)
 
 
 VECTOR = ASSIGN.replace('layout = "scalar"', 'layout = "vector"')
@@ -354,14 +368,8 @@ def test_the_network_form_keeps_the_state_in_a_module_of_its_own(where, construc
     ``ops.assign``'s write in one cell already), takes the new value from that module's
     ``next_limit``, and is judged as one cell, then as two layers of one network."""
     text = R.program(R.writer(ASSIGN), "jit_bytecode", where, NETWORK, "a title")
-    tree = ast.parse(text)
-    assert len(text.splitlines()) <= 30
-    roots = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import)
-             for a in n.names}  # fmt: skip
-    roots |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
-    assert roots <= {"numpy", "mindspore"}
-    module = ast.parse(next(n for n in ast.walk(tree) if isinstance(n, ast.Constant)
-                            and "class State" in str(n.value)).value)  # fmt: skip
+    tree = _short_and_plain(text)
+    module = _state_module(tree)
     assert [c.name for c in module.body] == ["State", "Two"]
     state = {f.name for f in module.body[0].body if isinstance(f, ast.FunctionDef)}
     assert state == {"__init__", "read" if where.startswith("netread") else "next_limit"}
@@ -394,8 +402,7 @@ def test_the_module_form_is_the_faithful_one_with_the_state_class_in_its_own_mod
     text = R.program(R.writer(ASSIGN), "jit_bytecode", f"mod-{where}", "stale read at call 1", "t")
     assert len(text.splitlines()) <= len(plain.splitlines()) <= 30
     tree = ast.parse(text)
-    module = ast.parse(next(n for n in ast.walk(tree) if isinstance(n, ast.Constant)
-                            and "class State" in str(n.value)).value)  # fmt: skip
+    module = _state_module(tree)
     state = {f.name for f in module.body[0].body if isinstance(f, ast.FunctionDef)}
     assert state == {"__init__", "next_limit"}
     net = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Net")
@@ -421,8 +428,7 @@ def test_the_base_form_inherits_construct_from_the_modules_state_class():
     own = R.program(R.writer(ASSIGN), "jit_bytecode", f"mod-{where}", said, "")
     text = R.program(R.writer(ASSIGN), "jit_bytecode", f"base-{where}", said, "")
     tree = ast.parse(text)
-    module = ast.parse(next(n for n in ast.walk(tree) if isinstance(n, ast.Constant)
-                            and "class State" in str(n.value)).value)  # fmt: skip
+    module = _state_module(tree)
     state = {f.name for f in module.body[0].body if isinstance(f, ast.FunctionDef)}
     assert state == {"__init__", "next_limit", "construct"}
     net = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Net")
