@@ -95,6 +95,9 @@ SILENT = tuple(
     k.value for k in (Kind.WRITE_DROPPED, Kind.WRONG_VALUE, Kind.STALE_READ, Kind.WRONG_OUTPUT)
 )  # what the program's judge names
 CRASHED = Status.CRASHED.value
+HANG = Status.TIMEOUT.value  # the row form's outcome: the child does not end within HANG_S
+HANG_S = 60  # seconds the row form's child gets (its three calls take about 5 s when they end)
+ROW = "row"  # the KV cache's row write (``write_row(param, index, row)``), for a hang
 RELOADED = Kind.OUTDATED.value  # the reload form's outcome: a weight's old values followed
 # the network form (``network_program``): its placement's prefix, and the words its judge adds
 NET = "net"  # the new value from the state module's ``next_limit``
@@ -202,6 +205,8 @@ def want(outcome: str, calls: str, seen: str = "") -> str:
         return re.split(r"\d", text)[0].rstrip(",.:[( ")
     if outcome == CRASHED:
         return CRASHED
+    if outcome == HANG:  # the row form (``row_program``) only
+        return HANG
     raise NotReduced(f"{outcome}: not an outcome this program shows")
 
 
@@ -590,11 +595,82 @@ def source_of(source: str, mode: str, where: str, expected: str, title: str) -> 
     write sees it when the file's ``API`` writes in place: ``bench.measured.apis.writes``)."""
     if where == AS_WRITTEN:
         return as_written(source, mode, expected, title)
+    if where.startswith(f"{ROW}-") or expected == HANG:
+        return row_program(source, mode, where, expected, title)
     from bench.measured.apis import REPLACE, writes
 
     api = re.search(r'^API = "([^"]+)"', source, flags=re.M)
     sees = not (api and writes(api.group(1)) == REPLACE)
     return program(writer(source), mode, where, expected, title, view_sees=sees)
+
+
+def row_program(source: str, mode: str, where: str, expected: str, title: str) -> str:
+    """The row form's source (pure), for a hang of the KV cache's row write: a cache Parameter
+    of four 1-element rows on axis 2, the strategy's ``write_row(param, index, row)`` placed
+    ``where`` (``row-inline``, ``row-helper``) with a Tensor index, three calls; the program
+    runs itself in a child and prints ``timeout`` when the child does not end in ``HANG_S``."""
+    place = where.removeprefix(f"{ROW}-")
+    if expected != HANG or place not in ("inline", "helper"):
+        raise NotReduced(f"{where}, {expected}: the row form shows a hang of a row write only")
+    tree = ast.parse(source)
+    cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Cell"), None)
+    method = next((f for f in (cls.body if cls else []) if getattr(f, "name", "") == "write_row"),
+                  None)  # fmt: skip
+    if method is None:
+        raise NotReduced("the strategy has no write_row(param, index, row)")
+    body = [ast.unparse(x) for x in method.body
+            if not (isinstance(x, ast.Expr) and isinstance(x.value, ast.Constant))]  # fmt: skip
+    w = writer(source)
+    head = "from mindspore import "
+    froms = {"nn"} | {
+        n.strip() for i in w.imports if i.startswith(head) for n in i[len(head) :].split(",")
+    }
+    plain = [i for i in w.imports if not i.startswith(head)]
+    plain = [i for i in plain if i not in ("import numpy as np", "import mindspore as ms")]
+    names = {"param": "self.cache", "index": "t", "row": "row"}
+    inline = [ast.unparse(_Rename(names).visit(ast.parse(line))) for line in body]
+    context, jit = SETUP[mode]
+    lines = [
+        f"EXPECTED = {expected!r}  # exits 0 iff it shows this",
+        "import os, subprocess, sys",
+        *dict.fromkeys(["import numpy as np, mindspore as ms", *plain]),
+        f"from mindspore import {', '.join(sorted(froms))}",
+        f"class Net(nn.Cell):  # {title}",
+        "    def __init__(self):  # the KV cache: four rows on axis 2",
+        "        super().__init__()",
+        "        self.cache = ms.Parameter(ms.Tensor(np.zeros((1, 1, 4, 1), np.float32)), "
+        'name="cache")',
+        *(f"        {x}" for x in w.init),
+    ]
+    if place == "helper":
+        lines += ["    def write_row(self, param, index, row):", *(f"        {x}" for x in body)]
+    lines += [
+        "    def construct(self, row, t):",
+        *(
+            ["        self.write_row(self.cache, t, row)"]
+            if place == "helper"
+            else [f"        {x}" for x in inline]
+        ),
+        "        return self.cache * 1",
+        "def judge():",
+        f"    {context}",
+        "    net = Net()",
+        *([f"    {jit}"] if jit else []),
+        f"    for call in range(1, {CALLS + 1}):  # the row at call - 1",
+        "        net(ms.Tensor(np.full((1, 1, 1, 1), call, np.float32)), "
+        "ms.Tensor(np.asarray([call - 1], np.int32)))",
+        f"# a hang never ends: the program runs itself in a child and gives it {HANG_S} s",
+        'if "CHILD" in os.environ: raise SystemExit(judge())',
+        "try:",
+        '    child = subprocess.run([sys.executable, __file__], env={**os.environ, "CHILD": "1"}, '
+        f"timeout={HANG_S})",
+        '    got = "works" if child.returncode == 0 else f"exit {child.returncode}"',
+        "except subprocess.TimeoutExpired:",
+        f"    got = {HANG!r}",
+        'print(("REPRODUCED: " if got.startswith(EXPECTED) else "NOT REPRODUCED: ") + got)',
+        "raise SystemExit(0 if got.startswith(EXPECTED) else 1)",
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def as_written(source: str, mode: str, expected: str, title: str) -> str:

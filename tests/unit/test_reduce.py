@@ -66,6 +66,7 @@ def test_a_strategy_without_write_is_not_reduced():
         ("raises: RuntimeError: InplaceUpdateVN failed", "", "raises: RuntimeError: "
          "InplaceUpdateV2 failed", "raises: RuntimeError: InplaceUpdateV"),
         ("crashed", "", "", "crashed"),
+        ("timeout", "", "", "timeout"),  # the row form: a child given HANG_S seconds
         # the reload form: a checkpoint loaded before the call the cause names
         ("follows the old values after a reload", "from call 5 on", "",
          "follows the old values after a reload at call 5"),
@@ -88,7 +89,7 @@ def test_what_the_program_must_print(outcome, calls, seen, expected):
         ("follows the old values after a reload", "in a network of two layers only"),
         ("stale read", "at the first 3 calls only"),  # needs the state of several calls
         ("write dropped", "from call 5 on"),  # after the program's three calls
-        ("timeout", ""),
+        ("wrong output", "in a second instance only"),
     ],
 )
 def test_outcomes_this_program_cannot_show_keep_their_entry_script(outcome, calls):
@@ -267,13 +268,14 @@ def test_a_read_or_order_rule_is_tried_with_its_pair_from_each_entrys_shape():
 
 def _short_and_plain(text: str) -> ast.Module:
     """The program's tree, once it is checked: at most 30 lines, importing only numpy and
-    mindspore (and the standard library, which no program here needs)."""
+    mindspore (and the standard library's os, subprocess and sys: a child process sees a crash
+    or a hang)."""
     tree = ast.parse(text)
     assert len(text.splitlines()) <= 30
     roots = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import)
              for a in n.names}  # fmt: skip
     roots |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
-    assert roots <= {"numpy", "mindspore"}
+    assert roots <= {"numpy", "mindspore", "os", "subprocess", "sys"}
     return tree
 
 
@@ -823,3 +825,34 @@ def test_the_both_bounds_form_reads_the_clips_two_bounds():
     assert len(text.splitlines()) == len(one.splitlines()) <= 30
     with pytest.raises(R.NotReduced, match="both"):
         R.program(R.writer(ASSIGN), "jit_bytecode", "both-helper", "wrong output at call 1", "")
+
+
+ROW = """    def write_row(self, param, index, row):
+        param[:, :, index] = row
+
+"""
+WRITE = "    def write(self, param, value):"
+ROWS = ASSIGN.replace(WRITE, ROW + WRITE)
+
+
+@pytest.mark.parametrize("where", ["row-helper", "helper", "row-inline", "inline"])
+def test_a_hang_of_the_kv_caches_row_write_is_seen_from_a_child_given_a_time(where):
+    """The row form: a cache of four rows on axis 2, the strategy's ``write_row`` with a Tensor
+    index (``self.cache[:, :, t] = row`` under bytecode never ends), three calls in a child that
+    gets ``HANG_S`` seconds; ``timeout`` when it does not end."""
+    text = R.source_of(ROWS, "jit_bytecode", where, "timeout", "t")
+    _short_and_plain(text)
+    construct = text.split("    def construct(self, row, t):\n", 1)[1].split("def judge", 1)[0]
+    helper = where.endswith("helper")
+    assert construct.splitlines()[0].strip() == (
+        "self.write_row(self.cache, t, row)" if helper else "self.cache[:, :, t] = row"
+    )
+    assert ("def write_row(self, param, index, row):" in text) == helper
+    assert f"timeout={R.HANG_S})" in text and "except subprocess.TimeoutExpired:" in text
+    assert 'if "CHILD" in os.environ: raise SystemExit(judge())' in text
+    with pytest.raises(R.NotReduced, match="write_row"):
+        R.source_of(ASSIGN, "jit_bytecode", where, "timeout", "t")  # no row write
+    with pytest.raises(R.NotReduced, match="row form"):
+        R.source_of(ROWS, "jit_bytecode", "row-depend", "timeout", "t")
+    with pytest.raises(R.NotReduced, match="row form"):
+        R.source_of(ROWS, "jit_bytecode", "row-helper", "write dropped at call 1", "t")
