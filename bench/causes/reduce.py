@@ -691,8 +691,11 @@ def as_written(source: str, mode: str, expected: str, title: str) -> str:
         if isinstance(f, ast.FunctionDef) and f.name not in ("__init__", "write")
     ]
     text = "\n".join(ast.unparse(f) for f in methods)
+    if "self.limit" in text and "self.emas" not in text:  # the clip's own construct
+        return _clip_as_written(tree, text, mode, expected, title, any(
+            f.name == "after_step" for f in methods))  # fmt: skip
     if "self.emas" not in text or "self.weights" not in text:
-        raise NotReduced("shape 'as-written' outside the EMA: its own construct is not one write")
+        raise NotReduced("shape 'as-written' outside the EMA and the clip: not one write")
     consts, imports = [], []
     for n in tree.body:
         if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("bench."):
@@ -741,6 +744,53 @@ def as_written(source: str, mode: str, expected: str, title: str) -> str:
             f"            return f\"{{'{RELOADED}' if np.allclose(got, old * {d} + {rest})"
             " else ('wrong value', 'write dropped')[bool(np.allclose(got, old))]} at call {call}\""
         ),
+        *(
+            ERROR_IS_OUTCOME
+            if expected.startswith("raises: ")
+            else ['got = judge() or "works"  # an error ends it with exit 1: not this outcome']
+        ),
+        'print(("REPRODUCED: " if got.startswith(EXPECTED) else "NOT REPRODUCED: ") + got)',
+        "raise SystemExit(0 if got.startswith(EXPECTED) else 1)",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _clip_as_written(tree, text: str, mode: str, expected: str, title: str, after: bool) -> str:
+    """The repro of a strategy that writes the clip's own ``construct`` (and ``after_step``),
+    pasted whole over the clip's names: ``limit`` and a ``next_limit`` that adds 1 whatever
+    ``x`` holds (the clip's adds a step of ``x``'s size, not of its values); each call checks
+    ``limit`` against ``limit + 1``."""
+    if _reload_call(expected) or expected in (CRASHED, HANG):
+        raise NotReduced(f"{expected}: not an outcome of the clip's own construct here")
+    imports = [
+        ast.unparse(n)
+        for n in tree.body
+        if isinstance(n, (ast.Import, ast.ImportFrom))
+        and (getattr(n, "module", None) or n.names[0].name).split(".")[0] in ("mindspore", "numpy")
+        and ast.unparse(n) not in ("import numpy as np", "import mindspore as ms")
+    ]
+    context, jit = SETUP[mode]
+    lines = [
+        f"EXPECTED = {expected!r}  # exits 0 iff it shows this",
+        *dict.fromkeys(["import numpy as np, mindspore as ms", *imports]),
+        f"class Net(ms.nn.Cell):  # {title}",
+        "    def __init__(self):  # the clip's state, by the clip's names",
+        "        super().__init__()",
+        '        self.limit = ms.Parameter(ms.Tensor(np.ones((), np.float32)), name="limit")',
+        "    def next_limit(self, x): return self.limit + 1  # as the clip's: not of x's values",
+        *("    " + line for line in text.splitlines()),
+        "def judge():",
+        f"    {context}",
+        "    net = Net()",
+        *([f"    {jit}"] if jit else []),
+        f"    for call in range(1, {CALLS + 1}):",
+        "        old = net.limit.asnumpy().copy()",
+        "        out = net(x := ms.Tensor(np.full((), call, np.float32)))"
+        + ("; net.after_step(out, x)  # as the harness calls it" if after else ""),
+        "        if not np.allclose(got := net.limit.asnumpy(), old + 1):"
+        "  # the code means limit + 1",
+        "            return f\"{('wrong value', 'write dropped')"
+        '[bool(np.allclose(got, old))]} at call {call}"',
         *(
             ERROR_IS_OUTCOME
             if expected.startswith("raises: ")

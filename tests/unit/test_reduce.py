@@ -172,10 +172,46 @@ def test_an_as_written_strategy_whose_suite_import_fails_is_not_reduced():
         R.as_written(broken, "graph", "write dropped at call 1", "t")
 
 
-def test_an_as_written_strategy_outside_the_ema_is_not_reduced():
+def test_an_as_written_strategy_outside_the_ema_and_the_clip_is_not_reduced():
     own = EMA_OWN.replace("self.emas", "self.state")
-    with pytest.raises(R.NotReduced, match="outside the EMA"):
+    with pytest.raises(R.NotReduced, match="outside the EMA and the clip"):
         R.as_written(own, "graph", "write dropped at call 1", "t")
+
+
+CLIP_OWN = '''"""doc"""
+from mindspore import ops
+
+from bench.strategy import Strategy
+
+
+class Cell(Strategy):
+    def construct(self, x):
+        return ops.clip_by_value(x, -self.limit, self.limit), self.next_limit(x)
+
+    def after_step(self, result, x):
+        out, new = result
+        self.limit.set_data(new)
+        return out
+'''
+
+
+def test_a_strategy_writing_the_clips_own_construct_is_pasted_whole_over_the_clips_names():
+    """The clip's as-written form: ``limit``, a ``next_limit`` adding 1 whatever ``x`` holds
+    (the clip's step is of ``x``'s size), the strategy's ``construct`` and ``after_step`` pasted,
+    ``after_step`` called after each call as the harness does; each call checks limit + 1."""
+    text = R.as_written(CLIP_OWN, "jit_ast", "write dropped at call 2", "t")
+    tree = _short_and_plain(text)
+    net = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Net")
+    methods = [f.name for f in net.body if isinstance(f, ast.FunctionDef)]
+    assert methods == ["__init__", "next_limit", "construct", "after_step"]
+    assert "def next_limit(self, x): return self.limit + 1" in text
+    assert "; net.after_step(out, x)  # as the harness calls it" in text
+    assert "old + 1):" in text and 'capture_mode="ast"' in text
+    assert "from bench" not in text
+    without = CLIP_OWN.split("    def after_step", maxsplit=1)[0]
+    assert "after_step" not in R.as_written(without, "graph", "write dropped at call 2", "t")
+    with pytest.raises(R.NotReduced, match="clip's own construct"):
+        R.as_written(CLIP_OWN, "graph", "crashed", "t")
 
 
 @pytest.mark.parametrize("where", R.PLACEMENTS)
