@@ -230,6 +230,20 @@ ERROR_IS_OUTCOME = [
 ]
 
 
+def _ending(expected: str) -> list[str]:
+    """A program's last lines: its judge's outcome (an error's words where the cause is an
+    error, else an error ends it with exit 1), printed, and the exit code."""
+    return [
+        *(
+            ERROR_IS_OUTCOME
+            if expected.startswith("raises: ")
+            else ['got = judge() or "works"  # an error ends it with exit 1: not this outcome']
+        ),
+        'print(("REPRODUCED: " if got.startswith(EXPECTED) else "NOT REPRODUCED: ") + got)',
+        "raise SystemExit(0 if got.startswith(EXPECTED) else 1)",
+    ]
+
+
 def _reload_call(expected: str) -> int:
     """The call before which the reload form loads a checkpoint (``want``), 0 for no reload."""
     found = re.search(r"at call (\d+)", expected) if expected.startswith(RELOADED) else None
@@ -347,9 +361,7 @@ def network_program(w: Writer, mode: str, where: str, expected: str, title: str)
         "np.allclose(c.limit.asnumpy(), o + call)]  # the code means limit + call",
         "            if bad: return f\"{('wrong value', 'write dropped')"
         f"[bool(np.allclose(*bad[0]))]}}{{' {NETWORK}' * (n > 1)}} at call {{call}}\"",
-        'got = judge() or "works"  # an error ends it with exit 1: not this outcome',
-        'print(("REPRODUCED: " if got.startswith(EXPECTED) else "NOT REPRODUCED: ") + got)',
-        "raise SystemExit(0 if got.startswith(EXPECTED) else 1)",
+        *_ending(expected),
     ]
     return "\n".join(lines) + "\n"
 
@@ -744,13 +756,7 @@ def as_written(source: str, mode: str, expected: str, title: str) -> str:
             f"            return f\"{{'{RELOADED}' if np.allclose(got, old * {d} + {rest})"
             " else ('wrong value', 'write dropped')[bool(np.allclose(got, old))]} at call {call}\""
         ),
-        *(
-            ERROR_IS_OUTCOME
-            if expected.startswith("raises: ")
-            else ['got = judge() or "works"  # an error ends it with exit 1: not this outcome']
-        ),
-        'print(("REPRODUCED: " if got.startswith(EXPECTED) else "NOT REPRODUCED: ") + got)',
-        "raise SystemExit(0 if got.startswith(EXPECTED) else 1)",
+        *_ending(expected),
     ]
     return "\n".join(lines) + "\n"
 
@@ -791,13 +797,7 @@ def _clip_as_written(tree, text: str, mode: str, expected: str, title: str, afte
         "  # the code means limit + 1",
         "            return f\"{('wrong value', 'write dropped')"
         '[bool(np.allclose(got, old))]} at call {call}"',
-        *(
-            ERROR_IS_OUTCOME
-            if expected.startswith("raises: ")
-            else ['got = judge() or "works"  # an error ends it with exit 1: not this outcome']
-        ),
-        'print(("REPRODUCED: " if got.startswith(EXPECTED) else "NOT REPRODUCED: ") + got)',
-        "raise SystemExit(0 if got.startswith(EXPECTED) else 1)",
+        *_ending(expected),
     ]
     return "\n".join(lines) + "\n"
 
