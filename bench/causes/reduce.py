@@ -185,7 +185,9 @@ def want(outcome: str, calls: str, seen: str = "") -> str:
     ``calls``; ``seen``: the witness's outcome as the gate recorded it): ``write dropped at call
     1``, ``raises: RuntimeError: The kernel …``, ``crashed``; NotReduced where this program
     cannot show it."""
-    if outcome in (Kind.WRITE_DROPPED.value, Kind.WRONG_VALUE.value) and calls == NETWORK_ONLY:
+    if outcome in (Kind.WRITE_DROPPED.value, Kind.WRONG_VALUE.value, RELOADED) and (
+        calls == NETWORK_ONLY
+    ):
         return f"{outcome} {NETWORK}"  # the network form (``network_program``): at any call
     if outcome in SILENT:
         if calls not in FIRST_CALL and not re.fullmatch(r"from call \d+ on", calls):
@@ -321,6 +323,10 @@ def network_program(w: Writer, mode: str, where: str, expected: str, title: str)
         raise NotReduced(f"{expected}: not an outcome of the network form")
     prefix, _, where = where.partition("-")
     where, read, order, new = _form(w, where)
+    if expected.startswith(RELOADED):
+        if prefix != NET or read is not None:
+            raise NotReduced(f"{expected}: the network form of an EMA, a placement only")
+        return network_ema(w, mode, where, expected, title)
     if prefix == NET_READ and read is not None:
         raise NotReduced(f"{NET_READ}: a placement only, the state read back by the module")
     shape = LAYOUTS[w.layout] if new else "(1,)"
@@ -361,6 +367,73 @@ def network_program(w: Writer, mode: str, where: str, expected: str, title: str)
         "np.allclose(c.limit.asnumpy(), o + call)]  # the code means limit + call",
         "            if bad: return f\"{('wrong value', 'write dropped')"
         f"[bool(np.allclose(*bad[0]))]}}{{' {NETWORK}' * (n > 1)}} at call {{call}}\"",
+        *_ending(expected),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def network_ema(w: Writer, mode: str, where: str, expected: str, title: str) -> str:
+    """The network form of an EMA (pure), for one that follows a weight's old values after a
+    reload in a network of two layers only: the state class (a ``Dense`` layer ``net``, its
+    weights and their EMAs as ParameterTuples, as the EMA workload's) in the module ``state``;
+    the cell in ``__main__`` writes each EMA ``where`` (a helper or inline); before call 4 each
+    cell loads a checkpoint of other weights into its ``net`` by the names it has there (a
+    CellList renames them); the judge runs one cell, then two as the layers of one network."""
+    if where == "depend":
+        raise NotReduced("the network form of an EMA: a helper or an inline write")
+    value = "e * 0.9 + w * 0.1"
+    write = (
+        [f"            self.write(e, {value})"]
+        if where == "helper"
+        else [f"            {x}" for x in written(w.body, value, "e")]
+    )
+    head = "from mindspore import "
+    froms = {"ops"} | {
+        n.strip() for i in w.imports if i.startswith(head) for n in i[len(head) :].split(",")
+    }
+    plain = [i for i in w.imports if not i.startswith(head)]
+    plain = [i for i in plain if i not in ("import numpy as np", "import mindspore as ms")]
+    helper = written(w.body, "new", "param")
+    context, jit = SETUP[mode]
+    ones = "ms.Tensor(np.ones({}, np.float32))"
+    lines = [
+        f"EXPECTED = {expected!r}  # exits 0 iff it shows this",
+        *dict.fromkeys(["import numpy as np, mindspore as ms", *plain]),
+        f"from mindspore import {', '.join(sorted(froms))}",
+        'exec("""class State(ms.nn.Cell):  # a layer, its weights and their EMAs',
+        "    def __init__(self):",
+        "        super().__init__(); "
+        f"self.net = ms.nn.Dense(1, 1, {ones.format('(1, 1)')}, {ones.format('(1,)')})",
+        "        self.weights = ms.ParameterTuple(list(self.net.trainable_params()))",
+        "        self.emas = ms.ParameterTuple([ms.Parameter(0 * w, name=f'ema{i}') "
+        "for i, w in enumerate(self.weights)])",
+        "class Two(ms.nn.CellList):  # a network of two layers, each called on the same input",
+        '    def construct(self, x): return self[0](x), self[1](x)""", '
+        'STATE := {"__name__": "state", "np": np, "ms": ms})  # a module of its own, as a '
+        "library's classes are",
+        f'class Net(STATE["State"]):  # {title}',
+        *_init_line(w),
+        *([f"    def write(self, param, new): {helper[0]}"] if where == "helper" else []),
+        "    def construct(self, x):",
+        "        for e, w in zip(self.emas, self.weights):",
+        *write,
+        "        return x",
+        "def judge():",
+        f"    {context}",
+        "    for n in (1, 2):  # one cell, then two as the layers of one network",
+        "        cells = [Net() for _ in range(n)]; "
+        'net = STATE["Two"](cells) if n > 1 else cells[0]',
+        *([f"        {jit}"] if jit else []),
+        "        for call in range(1, 6):  # before call 4, other weights loaded by their names",
+        "            if call == 4: [ms.load_param_into_net(c.net, {p.name: ms.Parameter(10 * p, "
+        "name=p.name) for p in c.weights}) for c in cells]",
+        "            olds = [(c.emas[0].asnumpy().copy(), c.weights[0].asnumpy().copy()) "
+        "for c in cells]; net(ms.Tensor(np.zeros((1,), np.float32)))",
+        "            bad = [(c.emas[0].asnumpy(), o, w) for c, (o, w) in zip(cells, olds) if not "
+        "np.allclose(c.emas[0].asnumpy(), o * 0.9 + w * 0.1)]  # the EMA of w now",
+        f"            if bad: return f\"{{'{RELOADED}' if np.allclose(bad[0][0], bad[0][1] * 0.9 "
+        "+ bad[0][2] * 0.01) else ('wrong value', 'write dropped')[bool(np.allclose(*bad[0][:2]))]}"
+        f"{{' {NETWORK}' * (n > 1)}} at call {{call}}\"",
         *_ending(expected),
     ]
     return "\n".join(lines) + "\n"

@@ -86,7 +86,7 @@ def test_what_the_program_must_print(outcome, calls, seen, expected):
     [
         ("stale read", "in a network of two layers only"),  # its judge reads the state only
         ("write dropped", "in a second instance only"),
-        ("follows the old values after a reload", "in a network of two layers only"),
+        ("follows the old values after a reload", "in a second instance only"),
         ("stale read", "at the first 3 calls only"),  # needs the state of several calls
         ("write dropped", "from call 5 on"),  # after the program's three calls
         ("wrong output", "in a second instance only"),
@@ -892,3 +892,29 @@ def test_a_hang_of_the_kv_caches_row_write_is_seen_from_a_child_given_a_time(whe
         R.source_of(ROWS, "jit_bytecode", "row-depend", "timeout", "t")
     with pytest.raises(R.NotReduced, match="row form"):
         R.source_of(ROWS, "jit_bytecode", "row-helper", "write dropped at call 1", "t")
+
+
+@pytest.mark.parametrize("where", ["net-helper", "net-inline"])
+def test_the_network_form_of_an_ema_loads_other_weights_by_the_names_the_network_gave_them(where):
+    """A reload in a network of two layers only: the state class (a ``Dense`` ``net``, its
+    weights and their EMAs as ParameterTuples) in the module ``state``; the cell writes each
+    EMA; before call 4 each cell loads other weights into its ``net`` by their names there (a
+    CellList renames them: a checkpoint keyed ``w`` loaded nothing, and the program worked)."""
+    said = "follows the old values after a reload in a network of two layers"
+    reload = "follows the old values after a reload"
+    assert R.want(reload, "in a network of two layers only") == said
+    text = R.program(R.writer(ASSIGN), "jit_bytecode", where, said, "t")
+    tree = _short_and_plain(text)
+    module = _state_module(tree)
+    assert [c.name for c in module.body] == ["State", "Two"]
+    assert "self.net = ms.nn.Dense(1, 1," in text and "ms.ParameterTuple(" in text
+    assert "{p.name: ms.Parameter(10 * p, name=p.name) for p in c.weights}" in text
+    assert "if call == 4: [ms.load_param_into_net(c.net," in text
+    body = text.split("    def construct(self, x):\n", 1)[1].split("def judge", 1)[0]
+    write = "self.write(e, e * 0.9 + w * 0.1)" if where == "net-helper" else (
+        "self.assign_op(e, e * 0.9 + w * 0.1)")  # fmt: skip
+    assert [ln.strip() for ln in body.splitlines()] == [
+        "for e, w in zip(self.emas, self.weights):", write, "return x"]  # fmt: skip
+    for bad in ("net-depend", "netread-helper", "net-helper-alias-after-arg"):
+        with pytest.raises(R.NotReduced):
+            R.program(R.writer(ASSIGN), "jit_bytecode", bad, said, "t")
