@@ -158,7 +158,7 @@ class Merge:
     keys: frozenset  # {(Trigger, outcome, calls)}
 
     def to_dict(self) -> dict:
-        rows = [{"trigger": _trigger_dict(t), "outcome": o, "calls": c} for t, o, c in self.keys]
+        rows = _key_dicts(self.keys)
         return {"causes": sorted(rows, key=lambda r: json.dumps(r, sort_keys=True))}
 
     @classmethod
@@ -198,14 +198,12 @@ class Split:
 
     @classmethod
     def from_dict(cls, data: dict) -> Split:
-        t = data["trigger"]
-        construct = tuple(t["construct"]) if t.get("construct") else None
-        return cls(
-            Trigger(construct, tuple(t.get("apis", ()))),
-            data["outcome"],
-            data["calls"],
-            frozenset(tuple(x) for x in data["missed"]),
-        )
+        return cls(*_key_of(data), frozenset(tuple(x) for x in data["missed"]))
+
+
+def _key_dicts(keys) -> list[dict]:
+    """(Trigger, outcome, calls) keys as records (``_key_of`` reads one back)."""
+    return [{"trigger": _trigger_dict(t), "outcome": o, "calls": c} for t, o, c in keys]
 
 
 def _trigger_dict(t: Trigger) -> dict:
@@ -518,14 +516,8 @@ def records(causes: list[Cause], repro_links: dict[str, dict] | None = None) -> 
                 "outcome": c.outcome,
                 "calls": c.calls,
                 "narrow": c.narrow,
-                "split_from": [
-                    {"trigger": _trigger_dict(t), "outcome": o, "calls": n}
-                    for t, o, n in sorted(c.split_from, key=str)
-                ],
-                "merged": [
-                    {"trigger": _trigger_dict(t), "outcome": o, "calls": n}
-                    for t, o, n in sorted(c.merged, key=str)
-                ],
+                "split_from": _key_dicts(sorted(c.split_from, key=str)),
+                "merged": _key_dicts(sorted(c.merged, key=str)),
                 "modes": c.modes,
                 "workloads": c.workloads,
                 "strategies": c.strategies,

@@ -134,10 +134,9 @@ class _Rename(ast.NodeTransformer):
         return node
 
 
-def writer(source: str) -> Writer:
-    """The write of a strategy file (its source); NotReduced when it has no ``write``."""
-    tree = ast.parse(source)
-    imports = tuple(
+def _ms_imports(tree: ast.Module) -> tuple[str, ...]:
+    """A strategy file's import lines of mindspore and numpy only (not the suite's)."""
+    return tuple(
         ast.unparse(n)
         for n in tree.body
         if isinstance(n, (ast.Import, ast.ImportFrom))
@@ -146,6 +145,12 @@ def writer(source: str) -> Writer:
             for a in n.names
         )
     )
+
+
+def writer(source: str) -> Writer:
+    """The write of a strategy file (its source); NotReduced when it has no ``write``."""
+    tree = ast.parse(source)
+    imports = _ms_imports(tree)
     cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Cell"), None)
     methods = {f.name: f for f in (cls.body if cls else []) if isinstance(f, ast.FunctionDef)}
     write = methods.get("write")
@@ -178,6 +183,18 @@ def written(body: tuple[str, ...], value: str, param: str = "self.limit") -> lis
     it), ``value`` in place of ``value``."""
     names = {"param": param, "value": value}
     return [ast.unparse(_Rename(names).visit(ast.parse(line))) for line in body]
+
+
+def _imports(w: Writer, froms: set, joined: bool = True) -> tuple[list[str], list[str]]:
+    """(the names of the program's ``from mindspore import`` line: ``froms`` and the strategy's,
+    sorted; the strategy's other import lines). ``joined``: numpy and mindspore are imported on
+    the program's one ``import numpy as np, mindspore as ms`` line, not again."""
+    head = "from mindspore import "
+    names = {n.strip() for i in w.imports if i.startswith(head) for n in i[len(head) :].split(",")}
+    plain = [i for i in w.imports if not i.startswith(head)]
+    if joined:
+        plain = [i for i in plain if i not in ("import numpy as np", "import mindspore as ms")]
+    return sorted(froms | names), plain
 
 
 def want(outcome: str, calls: str, seen: str = "") -> str:
@@ -243,6 +260,28 @@ def _ending(expected: str) -> list[str]:
         ),
         'print(("REPRODUCED: " if got.startswith(EXPECTED) else "NOT REPRODUCED: ") + got)',
         "raise SystemExit(0 if got.startswith(EXPECTED) else 1)",
+    ]
+
+
+def _judge(mode: str, network: bool = False) -> list[str]:
+    """The head of a program's ``judge``: the mode's context, then one cell ``net`` (captured
+    where the mode captures), or, for the network forms, one cell and then two as the layers of
+    one network, each loop's ``net`` captured."""
+    context, jit = SETUP[mode]
+    if not network:
+        return [
+            "def judge():",
+            f"    {context}",
+            "    net = Net()",
+            *([f"    {jit}"] if jit else []),
+        ]
+    cells = 'cells = [Net() for _ in range(n)]; net = STATE["Two"](cells) if n > 1 else cells[0]'
+    return [
+        "def judge():",
+        f"    {context}",
+        "    for n in (1, 2):  # one cell, then two as the layers of one network",
+        f"        {cells}",
+        *([f"        {jit}"] if jit else []),
     ]
 
 
@@ -330,7 +369,6 @@ def network_program(w: Writer, mode: str, where: str, expected: str, title: str)
     if prefix == NET_READ and read is not None:
         raise NotReduced(f"{NET_READ}: a placement only, the state read back by the module")
     shape = LAYOUTS[w.layout] if new else "(1,)"
-    context, jit = SETUP[mode]
     back = "self.read()" if prefix == NET_READ else "self.limit * 1"
     method = (
         "def read(self): return self.limit * 1"
@@ -340,26 +378,16 @@ def network_program(w: Writer, mode: str, where: str, expected: str, title: str)
     value = "self.limit + x" if prefix == NET_READ else "self.next_limit(x)"
     bind = [f"new = {value}"] if new in ("expr", "method") else []
     value = "new" if bind else value
-    head = "from mindspore import "
-    froms = {"ops"} | {
-        n.strip() for i in w.imports if i.startswith(head) for n in i[len(head) :].split(",")
-    }
-    plain = [i for i in w.imports if not i.startswith(head)]
-    plain = [i for i in plain if i not in ("import numpy as np", "import mindspore as ms")]
+    froms, plain = _imports(w, {"ops"})
     lines = [
         f"EXPECTED = {expected!r}  # exits 0 iff it shows this",
         *dict.fromkeys(["import numpy as np, mindspore as ms", *plain]),
-        f"from mindspore import {', '.join(sorted(froms))}",
+        f"from mindspore import {', '.join(froms)}",
         *(x.replace("{shape}", shape).replace("{method}", method) for x in STATE_MODULE),
         f'class Net(STATE["State"]):  # {title}',
         *_init_line(w),
         *_members(w, where, read, order, new, bind, value, 0, own=False, back=back),
-        "def judge():",
-        f"    {context}",
-        "    for n in (1, 2):  # one cell, then two as the layers of one network",
-        "        cells = [Net() for _ in range(n)]; "
-        'net = STATE["Two"](cells) if n > 1 else cells[0]',
-        *([f"        {jit}"] if jit else []),
+        *_judge(mode, network=True),
         f"        for call in range(1, {CALLS + 1}):",
         "            olds = [c.limit.asnumpy().copy() for c in cells]; "
         f"net(ms.Tensor(np.full({shape}, call, np.float32)))",
@@ -387,19 +415,13 @@ def network_ema(w: Writer, mode: str, where: str, expected: str, title: str) -> 
         if where == "helper"
         else [f"            {x}" for x in written(w.body, value, "e")]
     )
-    head = "from mindspore import "
-    froms = {"ops"} | {
-        n.strip() for i in w.imports if i.startswith(head) for n in i[len(head) :].split(",")
-    }
-    plain = [i for i in w.imports if not i.startswith(head)]
-    plain = [i for i in plain if i not in ("import numpy as np", "import mindspore as ms")]
+    froms, plain = _imports(w, {"ops"})
     helper = written(w.body, "new", "param")
-    context, jit = SETUP[mode]
     ones = "ms.Tensor(np.ones({}, np.float32))"
     lines = [
         f"EXPECTED = {expected!r}  # exits 0 iff it shows this",
         *dict.fromkeys(["import numpy as np, mindspore as ms", *plain]),
-        f"from mindspore import {', '.join(sorted(froms))}",
+        f"from mindspore import {', '.join(froms)}",
         'exec("""class State(ms.nn.Cell):  # a layer, its weights and their EMAs',
         "    def __init__(self):",
         "        super().__init__(); "
@@ -418,12 +440,7 @@ def network_ema(w: Writer, mode: str, where: str, expected: str, title: str) -> 
         "        for e, w in zip(self.emas, self.weights):",
         *write,
         "        return x",
-        "def judge():",
-        f"    {context}",
-        "    for n in (1, 2):  # one cell, then two as the layers of one network",
-        "        cells = [Net() for _ in range(n)]; "
-        'net = STATE["Two"](cells) if n > 1 else cells[0]',
-        *([f"        {jit}"] if jit else []),
+        *_judge(mode, network=True),
         "        for call in range(1, 6):  # before call 4, other weights loaded by their names",
         "            if call == 4: [ms.load_param_into_net(c.net, {p.name: ms.Parameter(10 * p, "
         "name=p.name) for p in c.weights}) for c in cells]",
@@ -533,7 +550,6 @@ def program(
     twice = where.startswith(f"{TWO}-")  # the write placed for two Parameters
     where, read, order, new = _form(w, where.removeprefix(f"{MOD}-").removeprefix(f"{TWO}-"))
     shape = LAYOUTS[w.layout] if new else "(1,)"
-    context, jit = SETUP[mode]
     crash = expected == CRASHED
     reload = _reload_call(expected)
     if module and (reload or crash or new not in ("method", "arg")):
@@ -548,14 +564,8 @@ def program(
         bind, value = [f"new = {'self.next_limit(x)' if new == 'method' else value}"], "new"
     elif new == "arg":
         value = "self.next_limit(x)"
-    head = "from mindspore import "
-    froms = {"nn", "ops"}  # ops: the depend placement
-    froms |= {n.strip() for i in w.imports if i.startswith(head) for n in i[len(head) :].split(",")}
-    froms = sorted(froms)
-    plain = [i for i in w.imports if not i.startswith(head)]
     joined = bool(new) or twice  # the longer forms: numpy and mindspore on one import line
-    if joined:
-        plain = [i for i in plain if i not in ("import numpy as np", "import mindspore as ms")]
+    froms, plain = _imports(w, {"nn", "ops"}, joined)  # ops: the depend placement
     one, zero = f"ms.Tensor(np.ones({shape}, np.float32))", "ms.Tensor(np.zeros((1,), np.float32))"
     lines = [
         f"EXPECTED = {expected!r}  # exits 0 iff it shows this",
@@ -608,10 +618,7 @@ def program(
         ]
     lines += members
     lines += [
-        "def judge():",
-        f"    {context}",
-        "    net = Net()",
-        *([f"    {jit}"] if jit else []),
+        *_judge(mode),
     ]
     judged = (
         "        for got, kind in ((net.limit.asnumpy(), ('wrong value', 'write dropped')),"
@@ -706,20 +713,14 @@ def row_program(source: str, mode: str, where: str, expected: str, title: str) -
     body = [ast.unparse(x) for x in method.body
             if not (isinstance(x, ast.Expr) and isinstance(x.value, ast.Constant))]  # fmt: skip
     w = writer(source)
-    head = "from mindspore import "
-    froms = {"nn"} | {
-        n.strip() for i in w.imports if i.startswith(head) for n in i[len(head) :].split(",")
-    }
-    plain = [i for i in w.imports if not i.startswith(head)]
-    plain = [i for i in plain if i not in ("import numpy as np", "import mindspore as ms")]
+    froms, plain = _imports(w, {"nn"})
     names = {"param": "self.cache", "index": "t", "row": "row"}
     inline = [ast.unparse(_Rename(names).visit(ast.parse(line))) for line in body]
-    context, jit = SETUP[mode]
     lines = [
         f"EXPECTED = {expected!r}  # exits 0 iff it shows this",
         "import os, subprocess, sys",
         *dict.fromkeys(["import numpy as np, mindspore as ms", *plain]),
-        f"from mindspore import {', '.join(sorted(froms))}",
+        f"from mindspore import {', '.join(froms)}",
         f"class Net(nn.Cell):  # {title}",
         "    def __init__(self):  # the KV cache: four rows on axis 2",
         "        super().__init__()",
@@ -737,10 +738,7 @@ def row_program(source: str, mode: str, where: str, expected: str, title: str) -
             else [f"        {x}" for x in inline]
         ),
         "        return self.cache * 1",
-        "def judge():",
-        f"    {context}",
-        "    net = Net()",
-        *([f"    {jit}"] if jit else []),
+        *_judge(mode),
         f"    for call in range(1, {CALLS + 1}):  # the row at call - 1",
         "        net(ms.Tensor(np.full((1, 1, 1, 1), call, np.float32)), "
         "ms.Tensor(np.asarray([call - 1], np.int32)))",
@@ -799,7 +797,6 @@ def as_written(source: str, mode: str, expected: str, title: str) -> str:
             if line not in ("import numpy as np", "import mindspore as ms"):  # in the first
                 imports.append(line)
     reload = _reload_call(expected)
-    context, jit = SETUP[mode]
     after = any(f.name == "after_step" for f in methods)
     one, d, rest = "ms.Tensor(np.ones((1,), np.float32))", f"{DECAY:g}", f"{1 - DECAY:.6g}"
     lines = [
@@ -814,10 +811,7 @@ def as_written(source: str, mode: str, expected: str, title: str) -> str:
         f"        self.decay, self.rest = ms.Tensor({d}, ms.float32), "
         f"ms.Tensor({rest}, ms.float32)",
         *("    " + line for line in text.splitlines()),
-        "def judge():",
-        f"    {context}",
-        "    net = Net()",
-        *([f"    {jit}"] if jit else []),
+        *_judge(mode),
         f"    for call in range(1, {max(CALLS, reload) + 1}):",
         *([_reload_line(reload, one)] if reload else []),
         "        old, w = net.emas[0].asnumpy().copy(), net.weights[0].asnumpy().copy()",
@@ -841,14 +835,8 @@ def _clip_as_written(tree, text: str, mode: str, expected: str, title: str, afte
     ``limit`` against ``limit + 1``."""
     if _reload_call(expected) or expected in (CRASHED, HANG):
         raise NotReduced(f"{expected}: not an outcome of the clip's own construct here")
-    imports = [
-        ast.unparse(n)
-        for n in tree.body
-        if isinstance(n, (ast.Import, ast.ImportFrom))
-        and (getattr(n, "module", None) or n.names[0].name).split(".")[0] in ("mindspore", "numpy")
-        and ast.unparse(n) not in ("import numpy as np", "import mindspore as ms")
-    ]
-    context, jit = SETUP[mode]
+    standard = ("import numpy as np", "import mindspore as ms")  # on the program's one line
+    imports = [i for i in _ms_imports(tree) if i not in standard]
     lines = [
         f"EXPECTED = {expected!r}  # exits 0 iff it shows this",
         *dict.fromkeys(["import numpy as np, mindspore as ms", *imports]),
@@ -858,10 +846,7 @@ def _clip_as_written(tree, text: str, mode: str, expected: str, title: str, afte
         '        self.limit = ms.Parameter(ms.Tensor(np.ones((), np.float32)), name="limit")',
         "    def next_limit(self, x): return self.limit + 1  # as the clip's: not of x's values",
         *("    " + line for line in text.splitlines()),
-        "def judge():",
-        f"    {context}",
-        "    net = Net()",
-        *([f"    {jit}"] if jit else []),
+        *_judge(mode),
         f"    for call in range(1, {CALLS + 1}):",
         "        old = net.limit.asnumpy().copy()",
         "        out = net(x := ms.Tensor(np.full((), call, np.float32)))"
