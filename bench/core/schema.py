@@ -380,6 +380,9 @@ class Manifest:
     shard: dict = field(default_factory=dict)
     # --budget: {"reached": bool, "races", "untimed", "short", "processes"} (time_phase.short_of)
     budget: dict = field(default_factory=dict)
+    # how its worker processes started: {"warm": forked from a parent that had imported
+    # MindSpore, "cold": a fresh interpreter each} (``bench.run.warm``; empty before 2026-12-07)
+    workers: dict = field(default_factory=dict)
     schema_version: int = SCHEMA_VERSION
 
     def __post_init__(self):

@@ -18,7 +18,7 @@ from bench.core.schema import Manifest, Status
 from bench.measured import discovery, modes, workloads
 from bench.measured.shapes import CONTROL, Shape
 from bench.measured.shapes import Variant as VariantFile
-from bench.run import gate, shard
+from bench.run import gate, shard, warm
 from bench.run.machine import environment
 from bench.run.plan import Item, Plan
 from bench.run.progress import Progress
@@ -65,7 +65,8 @@ class RunContext:
         self.plan = plan
         self.workload = workloads.get(plan.workload)
         worker = (os.environ[WORKER_ENV],) if os.environ.get(WORKER_ENV) else WORKER
-        self.supervisor = Supervisor(self.run.logs, plan.timeout, worker)
+        preload = (warm.PRELOAD if worker == WORKER else ()) if warm.wanted() else None
+        self.supervisor = Supervisor(self.run.logs, plan.timeout, worker, preload, plan.threads)
         parallel = {"gate": plan.gate_jobs, "prepare": 1, "time": plan.time_jobs}
         self.progress = Progress(out, parallel, plan.precision.tier, plan.workload)
         self.out = out

@@ -31,6 +31,11 @@ def _raise_interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
+def _workers(before: dict, now_started: dict) -> dict:
+    """How the run's workers started, summed over its invocations (``--resume``)."""
+    return {how: before.get(how, 0) + now_started.get(how, 0) for how in ("warm", "cold")}
+
+
 def run(
     run_dir: Path, plan: Plan, argv: list[str], out=print, publish: bool = False, deadline=0.0
 ) -> RunStatus:
@@ -67,10 +72,14 @@ def run(
         ctx.supervisor.stop_all()
         manifest = ctx.manifest()
         manifest.status = RunStatus.INTERRUPTED
+        manifest.workers = _workers(manifest.workers, ctx.supervisor.started)
         ctx.save(manifest)
         return RunStatus.INTERRUPTED
+    finally:
+        ctx.supervisor.close()
     manifest = ctx.manifest()
     manifest.status, manifest.finished = RunStatus.COMPLETE, now()
+    manifest.workers = _workers(manifest.workers, ctx.supervisor.started)
     ctx.save(manifest)
     total = sum(manifest.phases.values())
     phases = ", ".join(f"{k} {fmt_duration(v)}" for k, v in manifest.phases.items())

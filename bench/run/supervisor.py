@@ -23,6 +23,7 @@ from bench.core.schema import Status, parse_event
 from bench.run.forked import HARNESS_ERROR, HarnessError
 from bench.run.plan import Item, Job
 from bench.run.race import MEMBER
+from bench.run.warm import WarmError, WarmParent
 
 RESULT_EVENTS = ("verdict", "calibrated", "screened", "screen_failed", "cell")
 
@@ -83,13 +84,64 @@ WORKER = ("-m", "bench.run.worker")
 
 
 class Supervisor:
-    def __init__(self, logs: Path, timeout: float, worker: tuple[str, ...] = WORKER):
+    """``warm``: the modules a warm parent imports before it forks each worker
+    (``bench.run.warm``), None: every worker starts cold (a fresh interpreter); ``threads``: the
+    thread pools' size the parent imports them with (a job asking for another starts cold)."""
+
+    def __init__(self, logs: Path, timeout: float, worker: tuple[str, ...] = WORKER,
+                 warm: tuple[str, ...] | None = None, threads: int = 1):  # fmt: skip
         self.logs = Path(logs)
         self.timeout = timeout
         self.worker = worker  # what runs a job file: the suite's worker (tests use a fake one)
-        self.live: set[subprocess.Popen] = set()
+        self.live: set = set()  # subprocess.Popen or warm.WarmProcess
         self.lock = threading.Lock()
         self.stopping = False
+        self.warm, self.threads = warm, threads
+        self.parent: WarmParent | None = None
+        self.parent_lock = threading.Lock()  # not ``lock``: stop_all must not wait for an import
+        self.started = {"warm": 0, "cold": 0}  # how the workers started (for the manifest)
+
+    def _start(self, job: Job, job_file: Path, log):
+        """The worker of ``job``: forked from the warm parent where there is one, else a fresh
+        interpreter (and from then on, when the warm parent fails)."""
+        env = {**os.environ, "PYTHONIOENCODING": "utf-8"}  # its events: UTF-8 everywhere
+        argv = [*self.worker, str(job_file)]
+        if self.warm is not None and job.threads == self.threads:
+            try:
+                with self.parent_lock:
+                    if self.parent is None:
+                        from bench.run.machine import THREAD_ENV
+
+                        pinned = {var: str(self.threads) for var in THREAD_ENV}
+                        warm_log = open(self.logs / "warm.log", "a", encoding="utf-8")
+                        with warm_log:
+                            self.parent = WarmParent(self.warm, {**env, **pinned}, warm_log)
+                proc = self.parent.start(argv, self.logs, env, log)
+                self.started["warm"] += 1
+                return proc
+            except WarmError as err:
+                log.write(f"bench: this worker starts cold: {err}\n")
+                log.flush()
+                self.warm = None
+        self.started["cold"] += 1
+        return subprocess.Popen(
+            [sys.executable, *argv],
+            cwd=self.logs,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            env=env,
+            **_own_group(),  # Ctrl-C reaches the runner, which ends the worker itself
+        )
+
+    def close(self) -> None:
+        """End the warm parent, if any (the run is over)."""
+        with self.parent_lock:
+            parent, self.parent = self.parent, None
+        if parent is not None:
+            parent.close()
 
     def _run_once(self, job: Job, name: str, on_event) -> Outcome:
         self.logs.mkdir(parents=True, exist_ok=True)
@@ -99,17 +151,7 @@ class Supervisor:
             raise KeyboardInterrupt
         outcome = Outcome(code=0)
         with open(log_path, "a", encoding="utf-8") as log:
-            proc = subprocess.Popen(
-                [sys.executable, *self.worker, str(job_file)],
-                cwd=self.logs,
-                stdout=subprocess.PIPE,
-                stderr=log,
-                text=True,
-                encoding="utf-8",
-                errors="replace",
-                env={**os.environ, "PYTHONIOENCODING": "utf-8"},  # its events: UTF-8 everywhere
-                **_own_group(),  # Ctrl-C reaches the runner, which ends the worker itself
-            )
+            proc = self._start(job, job_file, log)
             with self.lock:
                 self.live.add(proc)
             last_progress = [time.monotonic()]
@@ -224,13 +266,17 @@ class Supervisor:
                 _kill(proc)
 
 
-def _kill(proc: subprocess.Popen) -> None:
+def _kill(proc) -> None:
     """The worker and every process it started (its children: forked or spawned cells)."""
     if os.name == "posix":
         try:
-            os.killpg(proc.pid, signal.SIGKILL)  # the group start_new_session made
+            os.killpg(proc.pid, signal.SIGKILL)  # the group start_new_session (or setsid) made
         except ProcessLookupError:
-            pass
+            if not isinstance(proc, subprocess.Popen):  # a warm worker before its setsid
+                try:
+                    os.kill(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
         return
     try:  # pragma: no cover - Windows: no process groups to kill, the tree instead
         import psutil

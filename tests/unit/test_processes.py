@@ -18,6 +18,28 @@ from bench.run.plan import Item, Job
 from bench.run.supervisor import Supervisor
 
 FAKE = (str(Path(__file__).resolve().parents[1] / "fixtures" / "fake_worker.py"),)
+# each supervisor test runs with workers started cold (a fresh interpreter) and warm (forked
+# from a warm parent, bench.run.warm: Linux only), with the same assertions
+STARTS = pytest.mark.parametrize(
+    "warm",
+    [None, pytest.param((), marks=pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                                     reason="warm starts are Linux's"))],
+    ids=["cold", "warm"],
+)  # fmt: skip
+
+
+@pytest.fixture
+def supervisor(tmp_path, warm):
+    made = []
+
+    def make(timeout: float) -> Supervisor:
+        made.append(Supervisor(tmp_path / "logs", timeout=timeout, worker=FAKE, warm=warm))
+        return made[-1]
+
+    yield make
+    for sup in made:
+        assert sup.started["warm" if warm is not None else "cold"] > 0
+        sup.close()
 
 
 def job(tmp_path, *names) -> Job:
@@ -31,8 +53,9 @@ def done(tmp_path) -> list[str]:
 
 
 @pytest.mark.posix
-def test_a_crash_costs_only_its_item_and_the_rest_run_in_a_new_process(tmp_path):
-    sup = Supervisor(tmp_path / "logs", timeout=30, worker=FAKE)
+@STARTS
+def test_a_crash_costs_only_its_item_and_the_rest_run_in_a_new_process(tmp_path, supervisor):
+    sup = supervisor(30)
     failures = sup.run(job(tmp_path, "a/1", "crash/always", "b/2"), "gate")
     assert [(f.item.key, f.status) for f in failures] == [("crash/always", "crashed")]
     assert "SIGSEGV" in failures[0].detail
@@ -40,14 +63,16 @@ def test_a_crash_costs_only_its_item_and_the_rest_run_in_a_new_process(tmp_path)
 
 
 @pytest.mark.posix
-def test_a_crash_that_does_not_happen_again_alone_costs_nothing(tmp_path):
-    sup = Supervisor(tmp_path / "logs", timeout=30, worker=FAKE)
+@STARTS
+def test_a_crash_that_does_not_happen_again_alone_costs_nothing(tmp_path, supervisor):
+    sup = supervisor(30)
     assert sup.run(job(tmp_path, "a/1", "crash/once", "b/2"), "gate") == []
     assert sorted(done(tmp_path)) == ["a/1", "b/2", "crash/once"]
 
 
-def test_a_hang_is_stopped_after_the_timeout(tmp_path):
-    sup = Supervisor(tmp_path / "logs", timeout=2, worker=FAKE)
+@STARTS
+def test_a_hang_is_stopped_after_the_timeout(tmp_path, supervisor):
+    sup = supervisor(2)
     start = time.monotonic()
     failures = sup.run(job(tmp_path, "hang/1", "a/1"), "gate")
     assert [(f.item.key, f.status) for f in failures] == [("hang/1", "timeout")]
@@ -55,8 +80,9 @@ def test_a_hang_is_stopped_after_the_timeout(tmp_path):
     assert done(tmp_path) == ["a/1"] and time.monotonic() - start < 30
 
 
-def test_a_harness_bug_stops_the_run_with_its_log(tmp_path):
-    sup = Supervisor(tmp_path / "logs", timeout=30, worker=FAKE)
+@STARTS
+def test_a_harness_bug_stops_the_run_with_its_log(tmp_path, supervisor):
+    sup = supervisor(30)
     with pytest.raises(forked.HarnessError, match="harness broke"):
         sup.run(job(tmp_path, "broken/1", "a/1"), "gate")
 

@@ -1,0 +1,179 @@
+"""Warm starts (bench.run.warm): a worker forked from a warm parent runs as a fresh interpreter
+would, in a process group of its own, and a parent that fails costs a cold start, never a run
+(plain Python scripts, no MindSpore)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from bench.core import procs
+from bench.run import supervisor as supervisor_module
+from bench.run import warm
+from bench.run.plan import Item, Job
+from bench.run.supervisor import Supervisor
+
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="warm starts are Linux's"
+)
+
+SCRIPT = """
+import os, signal, sys, time
+print("argv", sys.argv[1:], flush=True)
+print("cwd", os.getcwd(), flush=True)
+print("env", os.environ.get("WARM_TEST", "-"), flush=True)
+print("stdin", repr(sys.stdin.read()), flush=True)
+print("é to stderr", file=sys.stderr, flush=True)
+what = sys.argv[1]
+if what == "segv":
+    os.kill(os.getpid(), signal.SIGSEGV)
+if what == "grandchild":
+    child = os.fork()
+    if child == 0:
+        time.sleep(60)
+        os._exit(0)
+    print("grandchild", child, flush=True)
+    time.sleep(60)
+if what == "raise":
+    raise ValueError("boom")
+sys.exit(int(what))
+"""
+
+
+@pytest.fixture
+def script(tmp_path):
+    path = tmp_path / "script.py"
+    path.write_text(SCRIPT, encoding="utf-8")
+    return str(path)
+
+
+@pytest.fixture
+def parent():
+    made = warm.WarmParent(preload=("json",))
+    yield made
+    made.close()
+
+
+def _cold(argv, cwd, env, log):
+    proc = subprocess.Popen([sys.executable, *argv], cwd=cwd, env=env, stdout=subprocess.PIPE,
+                            stderr=log, stdin=subprocess.DEVNULL, text=True)  # fmt: skip
+    out, _ = proc.communicate(timeout=60)
+    return out, proc.returncode
+
+
+def _warm(parent, argv, cwd, env, log):
+    proc = parent.start(argv, cwd, env, log)
+    out = proc.stdout.read()
+    return out, proc.wait()
+
+
+@pytest.mark.parametrize("what", ["0", "3", "segv", "raise"])
+def test_a_warm_worker_runs_as_a_fresh_interpreter_would(tmp_path, script, parent, what):
+    env = {**os.environ, "WARM_TEST": "yes"}
+    got = {}
+    for how, start in (("cold", _cold), ("warm", lambda *a: _warm(parent, *a))):
+        log_path = tmp_path / f"{how}.log"
+        with open(log_path, "a", encoding="utf-8") as log:
+            got[how] = (*start([script, what], str(tmp_path), env, log),
+                        log_path.read_text(encoding="utf-8"))  # fmt: skip
+    (cold_out, cold_code, cold_log), (warm_out, warm_code, warm_log) = got["cold"], got["warm"]
+    assert warm_out == cold_out and f"argv ['{what}']" in warm_out and "env yes" in warm_out
+    assert warm_code == cold_code
+    assert warm_code == {"0": 0, "3": 3, "segv": -signal.SIGSEGV, "raise": 1}[what]
+    assert "é to stderr" in warm_log
+    assert ("ValueError: boom" in warm_log) == (what == "raise") == ("ValueError: boom" in cold_log)
+
+
+def test_a_warm_worker_is_a_group_of_its_own_and_a_kill_ends_its_children(tmp_path, script,
+                                                                          parent):  # fmt: skip
+    with open(tmp_path / "log", "a", encoding="utf-8") as log:
+        proc = parent.start([script, "grandchild"], str(tmp_path), dict(os.environ), log)
+        lines = []
+        while not any(line.startswith("grandchild") for line in lines):
+            lines.append(proc.stdout.readline())
+        grandchild = int(lines[-1].split()[1])
+        assert os.getpgid(proc.pid) == proc.pid != os.getpgid(0)
+        assert os.getpgid(grandchild) == proc.pid
+        assert proc.poll() is None
+        supervisor_module._kill(proc)
+        assert proc.wait() == -signal.SIGKILL
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(grandchild, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail("the worker's own child outlived the kill")
+
+
+def test_when_the_parent_dies_its_workers_end_and_it_starts_nothing_more(tmp_path, script,
+                                                                        parent):  # fmt: skip
+    with open(tmp_path / "log", "a", encoding="utf-8") as log:
+        proc = parent.start([script, "grandchild"], str(tmp_path), dict(os.environ), log)
+        assert proc.stdout.readline().startswith("argv")
+        parent.proc.kill()
+        assert proc.wait() == -signal.SIGKILL
+        with pytest.raises(warm.WarmError):
+            parent.start([script, "0"], str(tmp_path), dict(os.environ), log)
+
+
+def test_a_parent_whose_imports_fail_is_an_error_not_a_hang():
+    start = time.monotonic()
+    with pytest.raises(warm.WarmError, match="did not start"):
+        warm.WarmParent(preload=("no_such_module_anywhere",))
+    assert time.monotonic() - start < 60
+
+
+def _job(tmp_path, threads: int = 1) -> Job:
+    item = Item("a", "1", "", "scalar")
+    return Job("gate", "run", "clip", "graph", str(tmp_path / "out.jsonl"), (item,),
+               threads=threads)  # fmt: skip
+
+
+FAKE = (str(__import__("pathlib").Path(__file__).resolve().parents[1] / "fixtures"
+            / "fake_worker.py"),)  # fmt: skip
+
+
+def test_a_supervisor_whose_warm_parent_cannot_start_starts_its_workers_cold(tmp_path):
+    sup = Supervisor(tmp_path / "logs", 30, FAKE, warm=("no_such_module_anywhere",))
+    assert sup.run(_job(tmp_path), "gate") == []
+    assert sup.started == {"warm": 0, "cold": 1} and sup.warm is None
+    assert (
+        "starts cold: the warm parent did not start" in (tmp_path / "logs" / "gate.log").read_text()
+    )
+    sup.close()
+
+
+def test_the_warm_parent_imports_with_the_runs_thread_pools_pinned(tmp_path, monkeypatch):
+    seen = []
+
+    class Fake:
+        def __init__(self, preload, env, log):
+            seen.append((preload, {v: env.get(v) for v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}))
+            raise warm.WarmError("recorded")
+
+    monkeypatch.setattr(supervisor_module, "WarmParent", Fake)
+    sup = Supervisor(tmp_path / "logs", 30, FAKE, warm=("m",), threads=3)
+    sup.run(_job(tmp_path, threads=3), "gate")
+    assert seen == [(("m",), {"OMP_NUM_THREADS": "3", "MKL_NUM_THREADS": "3"})]
+    other = Supervisor(tmp_path / "logs", 30, FAKE, warm=("m",), threads=3)
+    other.run(_job(tmp_path, threads=2), "gate")  # a job asking for other pools starts cold
+    assert len(seen) == 1 and other.started == {"warm": 0, "cold": 1}
+
+
+def test_warm_starts_are_wanted_only_with_fork_and_not_turned_off(monkeypatch):
+    monkeypatch.delenv(warm.ENV, raising=False)
+    monkeypatch.setenv(procs.ENV, procs.FORK)
+    assert warm.wanted()
+    monkeypatch.setenv(warm.ENV, "0")
+    assert not warm.wanted()
+    monkeypatch.delenv(warm.ENV)
+    monkeypatch.setenv(procs.ENV, procs.SPAWN)
+    assert not warm.wanted()
