@@ -161,7 +161,8 @@ def parser() -> OneLineParser:
         "--start-method",
         choices=(procs.FORK, procs.SPAWN),
         help="how a cell's isolated process starts: fork (Linux's default: fast) or spawn (the "
-        f"default elsewhere: a fresh interpreter); also {procs.ENV}",
+        f"default elsewhere: a fresh interpreter); also {procs.ENV}. With fork on Linux the "
+        "worker processes fork from one warm parent too (BENCH_WARM=0: each starts cold)",
     )
     p.add_argument(
         "--shard",

@@ -8,11 +8,12 @@ instead: it imports what a worker imports, builds no cell and runs no op (a chil
 that ran MindSpore hangs: ``bench.run.forked``), and forks each worker on request. The child then
 runs ``python -m bench.run.worker JOB`` as a fresh interpreter would (``runpy``), alone in its
 process as a cold worker is, in a session of its own (a kill reaches it and its own children),
-killed when the parent dies (which dies with the runner), with the runner's environment of the
-moment, its stdout a pipe to the supervisor and its stderr the job's log. Everything after the
-import is the cold worker's code path: the thread pools are pinned (``pin_threads``) and the mode
-selected in the child, and the variables ``pin_threads`` sets are set in the parent before the
-import too, since a thread pool may read them when its library loads.
+killed when the parent ends (the parent ends when the runner's end of their socket closes), with
+the runner's environment of the moment, its stdout a pipe to the supervisor and its stderr the
+job's log. Everything after the import is the cold worker's code path: the thread pools are
+pinned (``pin_threads``) and the mode selected in the child, and the variables ``pin_threads``
+sets are set in the parent before the import too, since a thread pool may read them when its
+library loads.
 
 Where this cannot be done (no fork, ``--start-method spawn``, ``BENCH_WARM=0``, or the parent
 failed to start), workers start cold, as before.
@@ -201,9 +202,11 @@ class WarmParent:
 
     def __init__(self, preload=PRELOAD, env: dict | None = None, log=None):
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        options: dict = {"start_new_session": True}
-        if sys.platform.startswith("linux"):
-            options["preexec_fn"] = _die_with_parent
+        # No PR_SET_PDEATHSIG here: it follows the *thread* that started the parent, and a run
+        # starts workers from each stage's pool threads, which end with the stage (the parent
+        # died with stage 0's first pool, and every later worker started cold). The parent
+        # ends instead when the runner's end of the socket closes: at ``close``, or when the
+        # runner dies, however it dies.
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "bench.run.warm", str(theirs.fileno()), *preload],
             pass_fds=[theirs.fileno()],
@@ -211,7 +214,7 @@ class WarmParent:
             stdout=log or subprocess.DEVNULL,
             stderr=log or subprocess.DEVNULL,
             env=env if env is not None else dict(os.environ),
-            **options,
+            start_new_session=True,  # Ctrl-C reaches the runner only
         )
         theirs.close()
         self.sock = mine

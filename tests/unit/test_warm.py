@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -177,3 +178,49 @@ def test_warm_starts_are_wanted_only_with_fork_and_not_turned_off(monkeypatch):
     monkeypatch.delenv(warm.ENV)
     monkeypatch.setenv(procs.ENV, procs.SPAWN)
     assert not warm.wanted()
+
+
+def test_the_warm_parent_outlives_the_thread_that_started_it(tmp_path):
+    """A run starts workers from the threads of each stage's pool, which end with the stage: a
+    parent tied to its starting thread's life (PR_SET_PDEATHSIG is a thread's) would die with
+    the first stage, and every later worker would start cold."""
+    sup = Supervisor(tmp_path / "logs", 30, FAKE, warm=())
+    for name in ("gate-first", "gate-second", "gate-third"):
+        thread = threading.Thread(target=sup.run, args=(_job(tmp_path), name))
+        thread.start()
+        thread.join()
+        time.sleep(0.5)
+    assert sup.started == {"warm": 3, "cold": 0}
+    sup.close()
+
+
+RUNNER = """
+import os, sys, time
+from bench.run.warm import WarmParent
+parent = WarmParent(preload=("json",))
+log = open(sys.argv[1], "a")
+worker = parent.start([sys.argv[2], "grandchild"], os.getcwd(), dict(os.environ), log)
+worker.stdout.readline()
+print(parent.proc.pid, worker.pid, flush=True)
+time.sleep(60)
+"""
+
+
+def _gone(pid: int, seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_when_the_runner_is_killed_outright_the_parent_and_its_workers_end(tmp_path, script):
+    runner = subprocess.Popen([sys.executable, "-c", RUNNER, str(tmp_path / "log"), script],
+                              stdout=subprocess.PIPE, text=True)  # fmt: skip
+    parent_pid, worker_pid = map(int, runner.stdout.readline().split())
+    runner.kill()
+    runner.wait()
+    assert _gone(worker_pid) and _gone(parent_pid)
