@@ -322,6 +322,9 @@ class Timing:
     final_state: dict = field(default_factory=dict)
     expected_final_state: dict = field(default_factory=dict)
     sync: str = "once at the end of every block of k steps (throughput)"
+    # the process's peak resident memory so far (on no page, for diagnosis only); a warm worker
+    # (bench.run.warm) counts only the pages it touched since its fork, so its peak is lower
+    # than a cold one's by most of the import (clip, 2026-12-07: 218-359 MB against 423-554 MB)
     peak_rss_bytes: int = 0
     order: int = 0  # position of this cell in its process (cells run in a shuffled order)
     stage: int = 0  # the timing stage that measured it (0 first; later ones for undecided cells)

@@ -46,10 +46,20 @@ def provenance_diff(a: load.RunData, b: load.RunData) -> list[list[str]]:
             "tier": run.tier,
             "commit": run.manifest.suite_commit,
             "workload": run.workload,
+            "workers": _workers(run.manifest.workers),
         }
 
     fa, fb = facts(a), facts(b)
     return [[k, str(fa[k]), str(fb[k])] for k in fa if fa[k] != fb[k]]
+
+
+def _workers(started: dict) -> str:
+    """How a run's workers started (``bench.run.warm``): "warm", "cold", "warm 7, cold 13", or
+    "not recorded" (runs before 2026-12-07)."""
+    made = {how: n for how, n in started.items() if n}
+    if not made:
+        return "not recorded"
+    return next(iter(made)) if len(made) == 1 else ", ".join(f"{h} {n}" for h, n in made.items())
 
 
 def size_outcomes(run: load.RunData, mode: str) -> dict[tuple[str, int], str]:

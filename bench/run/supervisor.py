@@ -83,10 +83,26 @@ class Failure:
 WORKER = ("-m", "bench.run.worker")
 
 
+def family(job: Job) -> tuple[str, int]:
+    """The workers that may fork from one warm parent: one kind of job, one process index (the
+    modes, and under bytecode capture the races, of one process; never two replicates)."""
+    return (job.kind, job.process)
+
+
 class Supervisor:
     """``warm``: the modules a warm parent imports before it forks each worker
     (``bench.run.warm``), None: every worker starts cold (a fresh interpreter); ``threads``: the
-    thread pools' size the parent imports them with (a job asking for another starts cold)."""
+    thread pools' size the parent imports them with (a job asking for another starts cold).
+
+    Workers that replicate each other never share a parent: there is one per kind of job and
+    process index (``family``). A race's processes p0, p1 (and a later stage's p2) are the
+    replicates its between-process variance comes from. Children of one parent share the
+    parent's memory (the same addresses, and the same physical pages until written), so they
+    are more alike than separate imports. In the first warm runs, with one parent for the
+    whole run, brn's between-process spread under jit ast and bytecode was 0.0-0.1 % in both
+    runs of a pair (0.6-8.2 % in the cold pair before), and 14-15 % of those cells lay beyond
+    1.96 of the two runs' errors (0-8 % cold): one pair, no proof, but a replicate must not
+    share what the variance between replicates is meant to sample."""
 
     def __init__(self, logs: Path, timeout: float, worker: tuple[str, ...] = WORKER,
                  warm: tuple[str, ...] | None = None, threads: int = 1):  # fmt: skip
@@ -97,7 +113,7 @@ class Supervisor:
         self.lock = threading.Lock()
         self.stopping = False
         self.warm, self.threads = warm, threads
-        self.parent: WarmParent | None = None
+        self.parents: dict[tuple, WarmParent] = {}  # by family
         self.parent_lock = threading.Lock()  # not ``lock``: stop_all must not wait for an import
         self.started = {"warm": 0, "cold": 0}  # how the workers started (for the manifest)
 
@@ -108,22 +124,16 @@ class Supervisor:
         argv = [*self.worker, str(job_file)]
         if self.warm is not None and job.threads == self.threads:
             try:
-                with self.parent_lock:
-                    if self.parent is None:
-                        from bench.run.machine import THREAD_ENV
-
-                        pinned = {var: str(self.threads) for var in THREAD_ENV}
-                        warm_log = open(self.logs / "warm.log", "a", encoding="utf-8")
-                        with warm_log:
-                            self.parent = WarmParent(self.warm, {**env, **pinned}, warm_log)
-                proc = self.parent.start(argv, self.logs, env, log)
-                self.started["warm"] += 1
+                proc = self._parent(family(job), env).start(argv, self.logs, env, log)
+                with self.lock:
+                    self.started["warm"] += 1
                 return proc
             except WarmError as err:
                 log.write(f"bench: this worker starts cold: {err}\n")
                 log.flush()
                 self.warm = None
-        self.started["cold"] += 1
+        with self.lock:
+            self.started["cold"] += 1
         return subprocess.Popen(
             [sys.executable, *argv],
             cwd=self.logs,
@@ -136,11 +146,24 @@ class Supervisor:
             **_own_group(),  # Ctrl-C reaches the runner, which ends the worker itself
         )
 
-    def close(self) -> None:
-        """End the warm parent, if any (the run is over)."""
+    def _parent(self, key: tuple, env: dict) -> WarmParent:
+        """The warm parent of ``key``'s family, started on its first worker (never while
+        another worker is timed: the stages run one after another)."""
         with self.parent_lock:
-            parent, self.parent = self.parent, None
-        if parent is not None:
+            if key not in self.parents:
+                from bench.run.machine import THREAD_ENV
+
+                pinned = {var: str(self.threads) for var in THREAD_ENV}
+                name = "warm-" + "-".join(map(str, key)) + ".log"
+                with open(self.logs / name, "a", encoding="utf-8") as warm_log:
+                    self.parents[key] = WarmParent(self.warm, {**env, **pinned}, warm_log)
+            return self.parents[key]
+
+    def close(self) -> None:
+        """End the warm parents, if any (the run is over)."""
+        with self.parent_lock:
+            parents, self.parents = list(self.parents.values()), {}
+        for parent in parents:
             parent.close()
 
     def _run_once(self, job: Job, name: str, on_event) -> Outcome:

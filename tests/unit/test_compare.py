@@ -167,3 +167,20 @@ def test_the_command_prints_the_calibration(runs, capsys):
     compare.main([a.name, b.name, "--results-dir", str(root)])
     out = capsys.readouterr().out
     assert "## Between-run calibration" in out and "| all modes |" in out
+
+
+@pytest.mark.parametrize(
+    "started, said",
+    [({}, "not recorded"), ({"warm": 0, "cold": 0}, "not recorded"), ({"warm": 17, "cold": 0},
+     "warm"), ({"warm": 0, "cold": 16}, "cold"), ({"warm": 7, "cold": 13}, "warm 7, cold 13")],
+)  # fmt: skip
+def test_how_the_workers_started_is_told_in_one_word_where_it_can_be(started, said):
+    assert compare._workers(started) == said
+
+
+def test_runs_whose_workers_started_otherwise_differ_in_their_provenance(runs):
+    _, a, _ = runs
+    cold, warm = load.load(a), load.load(a)
+    cold.manifest.workers, warm.manifest.workers = {"cold": 16}, {"warm": 17}
+    assert compare.provenance_diff(cold, cold) == []
+    assert compare.provenance_diff(cold, warm) == [["workers", "cold", "warm"]]

@@ -224,3 +224,31 @@ def test_when_the_runner_is_killed_outright_the_parent_and_its_workers_end(tmp_p
     runner.kill()
     runner.wait()
     assert _gone(worker_pid) and _gone(parent_pid)
+
+
+PPID_WORKER = """
+import json, os, sys
+job = json.load(open(sys.argv[1]))
+with open(os.path.join(os.path.dirname(sys.argv[1]), "ppids"), "a") as out:
+    out.write(f"{job['kind']} {job['process']} {os.getppid()}\\n")
+"""
+
+
+def test_workers_that_replicate_each_other_never_share_a_warm_parent(tmp_path):
+    """A race's processes p0 and p1 are the replicates its between-process variance samples:
+    each forks from a parent of its own, while one process's modes share one."""
+    worker = tmp_path / "ppid_worker.py"
+    worker.write_text(PPID_WORKER, encoding="utf-8")
+    sup = Supervisor(tmp_path / "logs", 30, (str(worker),), warm=())
+    for process, mode in ((0, "graph"), (0, "jit_ast"), (1, "graph"), (1, "jit_ast"), (2, "graph")):
+        item = Item("a", "1", "", "scalar")
+        job = Job("time", "run", "clip", mode, str(tmp_path / "t.json"), (item,), process=process)
+        sup.run(job, f"time-{mode}-p{process}")
+    rows = [line.split() for line in (tmp_path / "logs" / "ppids").read_text().splitlines()]
+    parents = {}
+    for _kind, process, ppid in rows:
+        parents.setdefault(process, set()).add(ppid)
+    assert all(len(p) == 1 for p in parents.values())  # one process index: one parent
+    assert len({next(iter(p)) for p in parents.values()}) == 3  # three indices: three parents
+    assert sup.started == {"warm": 5, "cold": 0}
+    sup.close()
