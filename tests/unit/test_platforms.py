@@ -200,6 +200,7 @@ def _text_calls_without_encoding(path: Path) -> list[str]:
         binary = isinstance(mode, ast.Constant) and "b" in str(mode.value)
         owner = getattr(getattr(node.func, "value", None), "id", "")
         binary = binary or owner in ("tarfile", "Image")  # an archive's members, PIL's images
+        binary = binary or (owner, name) == ("os", "open")  # a file descriptor: no text at all
         if name in ("open", "fdopen") and not binary and "encoding" not in keywords:
             found.append(f"{path.name}:{node.lineno} {name}")
         if name == "read_text" and "encoding" not in keywords:
