@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -103,15 +104,7 @@ def test_a_warm_worker_is_a_group_of_its_own_and_a_kill_ends_its_children(tmp_pa
         assert proc.poll() is None
         supervisor_module._kill(proc)
         assert proc.wait() == -signal.SIGKILL
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        try:
-            os.kill(grandchild, 0)
-        except ProcessLookupError:
-            break
-        time.sleep(0.05)
-    else:
-        pytest.fail("the worker's own child outlived the kill")
+    assert _gone(grandchild), "the worker's own child outlived the kill"
 
 
 def test_when_the_parent_dies_its_workers_end_and_it_starts_nothing_more(tmp_path, script,
@@ -138,8 +131,7 @@ def _job(tmp_path, threads: int = 1) -> Job:
                threads=threads)  # fmt: skip
 
 
-FAKE = (str(__import__("pathlib").Path(__file__).resolve().parents[1] / "fixtures"
-            / "fake_worker.py"),)  # fmt: skip
+FAKE = (str(Path(__file__).resolve().parents[1] / "fixtures" / "fake_worker.py"),)
 
 
 def test_a_supervisor_whose_warm_parent_cannot_start_starts_its_workers_cold(tmp_path):
