@@ -23,19 +23,9 @@ from bench.core.schema import Status, parse_event
 from bench.run.forked import HARNESS_ERROR, HarnessError
 from bench.run.plan import Item, Job
 from bench.run.race import MEMBER
-from bench.run.warm import WarmError, WarmParent
+from bench.run.warm import WarmError, WarmParent, die_with_parent
 
 RESULT_EVENTS = ("verdict", "calibrated", "screened", "screen_failed", "cell")
-
-
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child
-    """Linux: a worker is killed when the runner dies, even by SIGKILL (else it would linger)."""
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
-    except (OSError, AttributeError):
-        pass
 
 
 def _own_group() -> dict:
@@ -46,7 +36,7 @@ def _own_group() -> dict:
     options: dict = {"start_new_session": True}
     if sys.platform.startswith("linux"):
         # only a prctl call between fork and exec: safe despite the reader threads
-        options["preexec_fn"] = _die_with_parent
+        options["preexec_fn"] = die_with_parent
     return options
 
 

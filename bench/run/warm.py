@@ -63,8 +63,9 @@ def wanted() -> bool:
     return procs.chosen() == procs.FORK and hasattr(socket, "send_fds")
 
 
-# -- the parent (runs as ``python -m bench.run.warm FD MODULE...``) ------------------------------
-def _die_with_parent() -> None:
+def die_with_parent() -> None:  # pragma: no cover - runs in a child
+    """Linux: this process is killed when its parent dies, even by SIGKILL (else it would linger).
+    A cold worker calls it between fork and exec, a warm one right after its fork."""
     try:
         import ctypes
 
@@ -73,6 +74,7 @@ def _die_with_parent() -> None:
         pass
 
 
+# -- the parent (runs as ``python -m bench.run.warm FD MODULE...``) ------------------------------
 def _send(sock: socket.socket, **message) -> None:
     sock.send(json.dumps(message).encode("utf-8"))
 
@@ -106,7 +108,7 @@ def _child(sock: socket.socket, request: dict, fds: list[int]) -> None:  # pragm
     code = 1
     try:
         os.setsid()
-        _die_with_parent()
+        die_with_parent()
         sock.close()
         events, log = fds
         os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
