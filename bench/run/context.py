@@ -21,7 +21,7 @@ from bench.measured.shapes import Variant as VariantFile
 from bench.run import gate, shard, warm
 from bench.run.machine import environment
 from bench.run.plan import Item, Plan
-from bench.run.progress import Progress
+from bench.run.progress import TRACE_NAME, Progress
 from bench.run.supervisor import WORKER, Supervisor
 
 # A script run in place of the suite's worker: the tests drive the whole runner with
@@ -68,7 +68,9 @@ class RunContext:
         preload = (warm.PRELOAD if worker == WORKER else ()) if warm.wanted() else None
         self.supervisor = Supervisor(self.run.logs, plan.timeout, worker, preload, plan.threads)
         parallel = {"gate": plan.gate_jobs, "prepare": 1, "time": plan.time_jobs}
-        self.progress = Progress(out, parallel, plan.precision.tier, plan.workload)
+        self.progress = Progress(
+            out, parallel, plan.precision.tier, plan.workload, self.run.logs / TRACE_NAME
+        )
         self.out = out
         self.variants: dict[str, VariantFile] = {}  # key "strategy/shape"
         self.twins: dict[str, VariantFile] = {}  # key "control/<shape>"

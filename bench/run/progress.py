@@ -14,8 +14,13 @@ ends; then the races it will run are known (``bench.run.time_phase``) and replac
 
 from __future__ import annotations
 
+import functools
+import json
 import math
+import sys
+import threading
 import time
+from pathlib import Path
 
 from bench.measured.modes import GRAPH, JIT_AST, JIT_BYTECODE, PYNATIVE, PYNATIVE_BLOCKING
 
@@ -106,20 +111,73 @@ def fmt_duration(seconds: float) -> str:
     return f"{seconds // 60}m{seconds % 60:02d}s"
 
 
+# The calls that change what the ETA knows, in the order the run made them, are the trace a
+# later model is replayed on (``replay``): a change to the model is judged on recorded runs, not
+# on one new run.
+TRACED = (
+    "plan",
+    "expect",
+    "settle",
+    "finished",
+    "item_started",
+    "item_recorded",
+    "process_ended",
+    "process_started",
+)
+TRACE_NAME = "progress.jsonl"
+
+
+def _traced(method):
+    """Record a call in the trace, once: not the calls one traced method makes to another."""
+
+    @functools.wraps(method)
+    def call(self, *args, **kw):
+        if self.trace is None or getattr(self._inside, "depth", 0):
+            return method(self, *args, **kw)
+        event = {"call": method.__name__, "args": [_plain(a) for a in args]}
+        if kw:
+            event["kw"] = {k: _plain(v) for k, v in kw.items()}
+        self._record(event)
+        self._inside.depth = 1
+        try:
+            return method(self, *args, **kw)
+        finally:
+            self._inside.depth = 0
+
+    return call
+
+
+def _plain(value):
+    """A call's argument as the trace keeps it: a worker (a job's path) by its name."""
+    return value if value is None or isinstance(value, (str, int, float)) else str(value)
+
+
 class Progress:
-    """Counts items per (phase, mode) and prints lines with elapsed time and the run's ETA."""
+    """Counts items per (phase, mode) and prints lines with elapsed time and the run's ETA.
+    With ``trace`` (a file), every call that changes the ETA and every line's ETA are appended to
+    it, with the seconds since the start; ``clock`` replaces ``time.monotonic`` (``replay``)."""
 
     def __init__(
-        self, out=print, parallel: dict | None = None, tier: str = "default", workload: str = ""
+        self,
+        out=print,
+        parallel: dict | None = None,
+        tier: str = "default",
+        workload: str = "",
+        trace: Path | None = None,
+        clock=None,
     ):
         self.out = out
+        self.clock = clock
+        self.trace = trace
+        self._inside = threading.local()
+        self._lock = threading.Lock()
         own = TIERS.get(tier, {})
         ratio = WORKLOADS.get(workload, {})
         time_rates = own.get("time", MODEL["time"])
         time_rates = {mode: s * ratio.get(mode, 1.0) for mode, s in time_rates.items()}
         self.model = {**MODEL, "time": time_rates}
         self.process_start = own.get("process_start", PROCESS_START)
-        self.start = time.monotonic()
+        self.start = self._now()
         self.todo: dict[tuple[str, str], float] = {}  # units: items, or a race's members
         self.done: dict[tuple[str, str], float] = {}
         self.spent: dict[tuple[str, str], float] = {}
@@ -130,13 +188,36 @@ class Progress:
         self.open: dict[object, tuple[str, str, float, float]] = {}  # phase, mode, start, units
         self.in_items: dict[object, float] = {}  # a process's seconds inside its items so far
         self.outside: dict[str, list[float]] = {}  # per phase: each ended process's rest
+        # written with the first event: a run that ends before any line writes nothing
+        self._init = {"call": "init", "parallel": self.parallel, "tier": tier, "workload": workload}
 
+    def _now(self) -> float:
+        return self.clock() if self.clock else time.monotonic()
+
+    def _record(self, event: dict) -> None:
+        """Append one event to the trace; a trace that cannot be written is dropped, never the
+        run (the progress lines do not depend on it)."""
+        event = {"t": round(self._now() - self.start, 3), **event}
+        try:
+            with self._lock:
+                first, self._init = self._init, None
+                if first is not None:
+                    Path(self.trace).parent.mkdir(parents=True, exist_ok=True)
+                with open(self.trace, "a", encoding="utf-8") as f:
+                    if first is not None:
+                        f.write(json.dumps({"t": 0.0, **first}) + "\n")
+                    f.write(json.dumps(event) + "\n")
+        except OSError:
+            self.trace = None
+
+    @_traced
     def plan(self, phase: str, mode: str, items: float, processes: int = 1) -> None:
         """Announce ``items`` more units of a phase (the ETA counts them from now on)."""
         key = (phase, mode)
         self.todo[key] = self.todo.get(key, 0) + items
         self.processes[phase] = self.processes.get(phase, 0) + processes
 
+    @_traced
     def expect(self, phase: str, mode: str, items: float, processes: int = 0) -> None:
         """Items that may come (a later stage's races, known only once the earlier ones are
         decided), and the processes they start: counted in the ETA until ``settle`` replaces
@@ -145,6 +226,7 @@ class Progress:
         self.expected[key] = self.expected.get(key, 0) + items
         self.expected_starts[key] = self.expected_starts.get(key, 0) + processes
 
+    @_traced
     def settle(self, phase: str, mode: str | None = None) -> None:
         """The expected items of ``phase`` (of one ``mode`` only, if given) are now known:
         forget the guess."""
@@ -152,24 +234,30 @@ class Progress:
         self.expected = {k: n for k, n in self.expected.items() if keep(k)}
         self.expected_starts = {k: n for k, n in self.expected_starts.items() if keep(k)}
 
+    @_traced
     def finished(self, phase: str, mode: str, seconds: float, units: float = 1) -> None:
         key = (phase, mode)
         self.done[key] = self.done.get(key, 0) + units
         self.spent[key] = self.spent.get(key, 0.0) + seconds
 
-    def item_started(self, who, phase: str, mode: str, units: float = 1) -> None:
-        """``who`` (one worker process) began an item of ``units``; its first record ends it."""
-        self.open[who] = (phase, mode, time.monotonic(), units)
+    @_traced
+    def item_started(self, who, phase: str, mode: str, units: float = 1, **about) -> None:
+        """``who`` (one worker process) began an item of ``units``; its first record ends it.
+        ``about`` is for the trace only (a race's stage, members and rounds: what a later model
+        of a race's units would be fitted on)."""
+        self.open[who] = (phase, mode, self._now(), units)
 
+    @_traced
     def item_recorded(self, who) -> None:
         """A record of ``who``'s item: the item is finished at its first (a race's members
         each report a record, and the race is one item)."""
         if who in self.open:
             phase, mode, at, units = self.open.pop(who)
-            seconds = time.monotonic() - at
+            seconds = self._now() - at
             self.finished(phase, mode, seconds, units)
             self.in_items[who] = self.in_items.get(who, 0.0) + seconds
 
+    @_traced
     def process_ended(self, who, phase: str, seconds: float) -> None:
         """``who``'s process ran ``seconds`` in all: what its items did not take (its start,
         the gaps between its items, its end) is what the next processes' starts will cost."""
@@ -182,6 +270,7 @@ class Progress:
         seen = self.outside.get(phase)
         return sum(seen) / len(seen) if seen else self.process_start
 
+    @_traced
     def process_started(self, phase: str) -> None:
         self.processes[phase] = max(0, self.processes.get(phase, 0) - 1)
 
@@ -231,5 +320,115 @@ class Progress:
         return left
 
     def line(self, text: str) -> None:
-        elapsed = time.monotonic() - self.start
-        self.out(f"[{fmt_duration(elapsed)} · ETA {fmt_duration(self.eta())}] {text}")
+        elapsed = self._now() - self.start
+        eta = self.eta()
+        if self.trace is not None:
+            self._record({"call": "line", "eta": round(eta, 3)})
+        self.out(f"[{fmt_duration(elapsed)} · ETA {fmt_duration(eta)}] {text}")
+
+
+# -- judging the ETA on recorded runs ------------------------------------------------------------
+WITHIN = 0.2  # the ETA should hold to ±20 % of the time left (issue 52)
+TAIL = 0.1  # the last tenth of a run is left out: seconds left there make any error large
+
+
+def read_trace(path: Path) -> list[list[dict]]:
+    """A trace's segments, one per ``Progress`` (a resumed run appends another)."""
+    segments: list[list[dict]] = []
+    for text in Path(path).read_text(encoding="utf-8").splitlines():
+        if not text.strip():
+            continue
+        event = json.loads(text)
+        if event["call"] == "init" or not segments:
+            segments.append([])
+        segments[-1].append(event)
+    return segments
+
+
+def replay(segment: list[dict], make=Progress) -> list[tuple[float, float, float]]:
+    """(seconds since the start, the ETA the run printed, the ETA ``make``'s model gives) at each
+    line of one segment: its calls are made again, in order, on a clock set to their times."""
+    init = segment[0] if segment and segment[0]["call"] == "init" else {}
+    now = [0.0]
+    progress = make(
+        out=lambda _: None,
+        parallel=init.get("parallel"),
+        tier=init.get("tier", "default"),
+        workload=init.get("workload", ""),
+        clock=lambda: now[0],
+    )
+    rows = []
+    for event in segment:
+        now[0] = event["t"]
+        if event["call"] == "line":
+            rows.append((event["t"], event["eta"], progress.eta()))
+        elif event["call"] in TRACED:
+            getattr(progress, event["call"])(*event["args"], **event.get("kw", {}))
+    return rows
+
+
+def within(rows: list[tuple[float, float]], share: float = WITHIN, tail: float = TAIL) -> float:
+    """The share of lines whose ETA was within ``share`` of the time left, over the lines before
+    the last ``tail`` of the run (its end: the last line); nan with no such line."""
+    if not rows:
+        return math.nan
+    end = rows[-1][0]
+    use = [(t, eta) for t, eta in rows if t < (1 - tail) * end and end - t > 0]
+    if not use:
+        return math.nan
+    return sum(abs(eta - (end - t)) <= share * (end - t) for t, eta in use) / len(use)
+
+
+def item_rates(segment: list[dict]) -> dict[tuple[str, str, str], tuple[float, float]]:
+    """{(phase, mode, worker): (seconds, units)} of the items a segment finished, a worker by its
+    job file's name (``graph-p2`` for the time phase's third process): the rate each stage's
+    items ran at, against the units the run gave them."""
+    opened: dict[str, tuple[str, str, float, float]] = {}
+    out: dict[tuple[str, str, str], tuple[float, float]] = {}
+    for event in segment:
+        if event["call"] == "item_started":
+            who, phase, mode, *units = event["args"]
+            units = units[0] if units else event.get("kw", {}).get("units", 1)
+            opened[who] = (phase, mode, event["t"], units)
+        elif event["call"] == "item_recorded" and event["args"][0] in opened:
+            who = event["args"][0]
+            phase, mode, at, units = opened.pop(who)
+            key = (phase, mode, Path(str(who)).stem)
+            seconds, total = out.get(key, (0.0, 0.0))
+            out[key] = (seconds + event["t"] - at, total + units)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m bench.run.progress RUN_DIR_OR_TRACE...``: per run, the share of its lines
+    whose ETA held to ±20 % as printed, and as the model in this checkout gives it (a replay);
+    with ``--rates``, the seconds per unit each worker's items ran at."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    rates = "--rates" in args
+    paths = [Path(a) for a in args if a != "--rates"]
+    if not paths:
+        print("usage: python -m bench.run.progress [--rates] RUN_DIR_OR_TRACE...", file=sys.stderr)
+        return 2
+    for path in paths:
+        trace = path / "logs" / TRACE_NAME if path.is_dir() else path
+        if not trace.is_file():
+            print(
+                f"{path}: no {TRACE_NAME} (a run made before the trace was kept)", file=sys.stderr
+            )
+            return 2
+        for n, segment in enumerate(read_trace(trace)):
+            rows = replay(segment)
+            printed = within([(t, eta) for t, eta, _ in rows])
+            model = within([(t, eta) for t, _, eta in rows])
+            end = rows[-1][0] if rows else 0.0
+            print(f"{path} [{n}]: {len(rows)} lines over {fmt_duration(end)}; ETA within ±20 %: "
+                  f"{printed:.0%} as printed, {model:.0%} by this checkout's model")  # fmt: skip
+            if rates:
+                for (phase, mode, who), (seconds, units) in sorted(item_rates(segment).items()):
+                    print(f"  {phase} {mode} {who}: {seconds:.1f} s for {units:g} units, "
+                          f"{seconds / units if units else math.nan:.2f} s per unit")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

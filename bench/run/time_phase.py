@@ -356,11 +356,17 @@ def short_of(ctx: RunContext, cells: dict[str, list[Item]]) -> dict:
 
 def _time_job(ctx: RunContext, job: Job) -> None:
     ctx.progress.process_started("time")
-    work = {i.key: units(i, job.stage, ctx.plan.precision.rounds) for i in job.items}
+    base = ctx.plan.precision.rounds
+    work = {i.key: units(i, job.stage, base) for i in job.items}
+    about = {i.key: {"members": len(i.members) or 1, "rounds": i.rounds or base} for i in job.items}
 
     def handle(event):
         if event["event"] == "start":
-            ctx.progress.item_started(job.out, "time", job.mode, work.get(event["key"], 1))
+            key = event["key"]
+            ctx.progress.item_started(
+                job.out, "time", job.mode, work.get(key, 1),
+                stage=job.stage, base_rounds=base, **about.get(key, {}),
+            )  # fmt: skip
         elif event["event"] == "cell":
             ctx.progress.item_recorded(job.out)  # a race's first member finishes the item
             ctx.progress.line(

@@ -4,6 +4,7 @@ later stage's races are expected until planned. The clock is faked: nothing wait
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import pytest
@@ -310,3 +311,117 @@ def test_what_a_process_spends_outside_its_items_prices_the_next_starts(clock):
     p.process_ended("other", "time", 1.0)  # a process with no item: all of it was its rest
     assert p.start_cost("time") == pytest.approx(3.0)
     assert p.start_cost("gate") == PROCESS_START  # another phase: the model's
+
+
+# -- the trace, and the ETA judged on it (a model change is replayed on recorded runs) -----------
+
+
+def _traced_run(path, clock):
+    p = Progress(out=lambda _: None, parallel={"time": 1}, workload="brn", trace=path)
+    p.plan("time", "graph", 4, 2)
+    p.expect("time", "graph", 6, 1)
+    p.line("start")
+    p.process_started("time")
+    p.item_started("/run/logs/job-0", "time", "graph", 2, stage=0, members=2, rounds=10)
+    clock[0] += 7.0
+    p.item_recorded("/run/logs/job-0")
+    p.line("a race")
+    p.process_ended("/run/logs/job-0", "time", 9.5)
+    p.settle("time", "graph")
+    p.plan("time", "graph", 3, 1)
+    p.line("stage 1")
+    clock[0] += 4.0
+    p.line("later")
+    return p
+
+
+def test_a_traced_run_replays_to_the_etas_it_printed(clock, tmp_path):
+    trace = tmp_path / "logs" / P.TRACE_NAME
+    _traced_run(trace, clock)
+    (segment,) = P.read_trace(trace)
+    assert segment[0]["call"] == "init" and segment[0]["workload"] == "brn"
+    rows = P.replay(segment)
+    assert [r[0] for r in rows] == [0.0, 7.0, 7.0, 11.0]
+    assert [r[1] for r in rows] == pytest.approx([r[2] for r in rows], abs=1e-3)
+    assert rows[0][1] != rows[1][1]  # the race moved the ETA: the trace saw it
+
+
+def test_a_nested_call_is_kept_once(clock, tmp_path):
+    """``item_recorded`` calls ``finished``: replaying both would count the item twice."""
+    trace = tmp_path / P.TRACE_NAME
+    _traced_run(trace, clock)
+    events = P.read_trace(trace)[0]
+    calls = [e["call"] for e in events]
+    assert calls.count("item_recorded") == 1 and "finished" not in calls
+    (started,) = [e for e in events if e["call"] == "item_started"]
+    assert started["kw"] == {"stage": 0, "members": 2, "rounds": 10}  # for a later fit
+
+
+def test_a_replay_gives_another_models_eta(clock, tmp_path):
+    trace = tmp_path / P.TRACE_NAME
+    _traced_run(trace, clock)
+
+    class SlowStarts(Progress):
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            self.process_start = 60.0
+
+    rows = P.replay(P.read_trace(trace)[0], make=SlowStarts)
+    assert rows[0][2] > rows[0][1] + 100  # three starts at 60 s, not at the model's 6 s
+
+
+def test_a_resumed_run_is_another_segment(clock, tmp_path):
+    trace = tmp_path / P.TRACE_NAME
+    _traced_run(trace, clock)
+    _traced_run(trace, clock)
+    first, second = P.read_trace(trace)
+    assert first[0]["call"] == second[0]["call"] == "init"
+    assert len(P.replay(second)) == 4
+
+
+def test_a_run_that_prints_nothing_writes_no_trace(tmp_path):
+    Progress(out=lambda _: None, trace=tmp_path / "logs" / P.TRACE_NAME)
+    assert not (tmp_path / "logs").exists()
+
+
+def test_a_trace_that_cannot_be_written_leaves_the_lines(tmp_path):
+    (tmp_path / "file").write_text("not a folder")
+    lines = []
+    p = Progress(out=lines.append, trace=tmp_path / "file" / P.TRACE_NAME)
+    p.plan("time", "graph", 1, 0)
+    p.line("still printed")
+    assert p.trace is None and lines[-1].endswith("still printed")
+
+
+@pytest.mark.parametrize(
+    ("rows", "want"),
+    [
+        ([(0, 100), (50, 50), (100, 0)], 1.0),  # both lines before the tail: exact
+        ([(0, 130), (50, 50), (100, 0)], 0.5),  # 130 s for 100 s left: 30 % over
+        ([(0, 119), (50, 41), (100, 0)], 1.0),  # 19 % over, 18 % under: within
+        ([(0, 100), (95, 5), (100, 0)], 1.0),  # the last tenth is not judged
+        ([(0, 0)], math.nan),
+        ([], math.nan),
+    ],
+)
+def test_within_counts_the_lines_that_held_to_a_fifth_of_the_time_left(rows, want):
+    got = P.within(rows)
+    assert (math.isnan(got) and math.isnan(want)) or got == pytest.approx(want)
+
+
+def test_the_cli_judges_a_run_dir_and_says_when_there_is_no_trace(clock, tmp_path, capsys):
+    run = tmp_path / "run"
+    _traced_run(run / "logs" / P.TRACE_NAME, clock)
+    assert P.main([str(run)]) == 0
+    out = capsys.readouterr().out
+    assert "4 lines" in out and "as printed" in out
+    assert P.main([str(tmp_path / "none")]) == 2
+    assert "no progress.jsonl" in capsys.readouterr().err
+    assert P.main([]) == 2
+
+
+def test_item_rates_are_kept_per_worker(clock, tmp_path):
+    trace = tmp_path / P.TRACE_NAME
+    _traced_run(trace, clock)
+    rates = P.item_rates(P.read_trace(trace)[0])
+    assert rates == {("time", "graph", "job-0"): (pytest.approx(7.0), 2)}
