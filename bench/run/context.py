@@ -69,8 +69,9 @@ class RunContext:
         self.supervisor = Supervisor(self.run.logs, plan.timeout, worker, preload, plan.threads)
         parallel = {"gate": plan.gate_jobs, "prepare": 1, "time": plan.time_jobs}
         self.progress = Progress(
-            out, parallel, plan.precision.tier, plan.workload, self.run.logs / TRACE_NAME
-        )
+            out, parallel, plan.precision.tier, plan.workload, self.run.logs / TRACE_NAME,
+            warm=preload is not None,
+        )  # fmt: skip
         self.out = out
         self.variants: dict[str, VariantFile] = {}  # key "strategy/shape"
         self.twins: dict[str, VariantFile] = {}  # key "control/<shape>"

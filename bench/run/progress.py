@@ -26,10 +26,11 @@ from bench.measured.modes import GRAPH, JIT_AST, JIT_BYTECODE, PYNATIVE, PYNATIV
 
 # Seconds per unit, measured on this machine: gate (one variant, all its steps, compile
 # included), prepare (one calibration or screened shape), time (one member of a race in one
-# process, as the progress line times a race: from its start to its first record; from the clip
-# runs' progress lines of 2026-12-06, about 40-80 s per mode and process of three races of about
-# 20 members). The rates a first-to-last record of each process gives (0.58-1.56 s) are not the
-# rates the run observes: with them the clip's ETA ran at 0.8 of the time left (2026-12-07).
+# process, as the progress line times a race: from its start to its first record). The time
+# rates are the stage-0 races' seconds per member of the traced clip run 7dc6 (270094e,
+# 2026-12-07: `python -m bench.run.progress --rates RUN`); those of 2026-12-06 (graph, ast and
+# bytecode 0.8, launch_blocking 1.0) were 1.3-2.4 times them, and kept the ETA of a default run
+# at 1.3-1.7 times the time left in its first minute.
 MODEL = {
     "gate": {
         GRAPH: 0.28,
@@ -46,16 +47,19 @@ MODEL = {
         JIT_BYTECODE: 0.6,
     },
     "time": {
-        GRAPH: 0.8,
-        PYNATIVE: 1.3,
-        PYNATIVE_BLOCKING: 1.0,
-        JIT_AST: 0.8,
-        JIT_BYTECODE: 0.8,
+        GRAPH: 0.62,
+        PYNATIVE: 1.33,
+        PYNATIVE_BLOCKING: 0.41,
+        JIT_AST: 0.58,
+        JIT_BYTECODE: 0.55,
     },
 }
 # A timing process's start (importing MindSpore, pinning threads, warming up) until one has
-# ended; then what the ended ones spent outside their races (``start_cost``).
+# ended; then what the ended ones spent outside their races (``start_cost``). A worker forked
+# from a warm parent (``bench.run.warm``) has MindSpore imported already: the 20 processes of the
+# traced clip run 7dc6 each spent 0.8 s (median; 2.2 s the first) outside their races.
 PROCESS_START = 6.0
+WARM_PROCESS_START = 1.0
 
 # A workload's member of a race against the clip's, per mode: seconds per member of the
 # stage-0 timing processes (first record to last) of the default runs of 2026-12-06 (clip 15
@@ -165,6 +169,7 @@ class Progress:
         workload: str = "",
         trace: Path | None = None,
         clock=None,
+        warm: bool = False,
     ):
         self.out = out
         self.clock = clock
@@ -176,7 +181,7 @@ class Progress:
         time_rates = own.get("time", MODEL["time"])
         time_rates = {mode: s * ratio.get(mode, 1.0) for mode, s in time_rates.items()}
         self.model = {**MODEL, "time": time_rates}
-        self.process_start = own.get("process_start", PROCESS_START)
+        self.process_start = WARM_PROCESS_START if warm else own.get("process_start", PROCESS_START)
         self.start = self._now()
         self.todo: dict[tuple[str, str], float] = {}  # units: items, or a race's members
         self.done: dict[tuple[str, str], float] = {}
@@ -189,7 +194,8 @@ class Progress:
         self.in_items: dict[object, float] = {}  # a process's seconds inside its items so far
         self.outside: dict[str, list[float]] = {}  # per phase: each ended process's rest
         # written with the first event: a run that ends before any line writes nothing
-        self._init = {"call": "init", "parallel": self.parallel, "tier": tier, "workload": workload}
+        self._init = {"call": "init", "parallel": self.parallel, "tier": tier, "workload": workload,
+                      "warm": warm}  # fmt: skip
 
     def _now(self) -> float:
         return self.clock() if self.clock else time.monotonic()
@@ -356,6 +362,7 @@ def replay(segment: list[dict], make=Progress) -> list[tuple[float, float, float
         tier=init.get("tier", "default"),
         workload=init.get("workload", ""),
         clock=lambda: now[0],
+        warm=init.get("warm", False),
     )
     rows = []
     for event in segment:

@@ -119,11 +119,12 @@ def _ks(timings) -> dict[tuple, int]:
 
 # Of a stage-0 member's seconds, the part that does not grow with its rounds (compile, warm-up,
 # sizing its blocks): a later-stage member of R rounds costs LATER_FIXED + (1 - LATER_FIXED) * R / r
-# of a stage-0 member of r rounds. Stage 1's members at 28-40 rounds took 1.55-2.3 times a stage-0
-# member of 10 in the clip runs of 2026-12-07 (c0d2 default: graph 1.55, blocking 1.68; 67a7 two
-# strategies: graph 1.7, ast 2.3); 1.3 for every later member had the two-strategy run's ETA at
-# 0.78 of the time left at half-way.
-LATER_FIXED = 0.75
+# of a stage-0 member of r rounds. Stage 1's members at 4 times the rounds took 0.84-2.2 times a
+# stage-0 member, 1.5 on average, in the traced runs clip 7dc6 and brn 4cdc (270094e,
+# 2026-12-07); 0.75 (1.75 times) kept brn's ETA at 1.2-1.3 times the time left in its last
+# third. Replayed on the next two runs (clip 2966, brn 1ded), 0.83 held 99 % and 95 % of their
+# lines to +-20 % (0.75: 99 % and 72 %).
+LATER_FIXED = 0.83
 
 
 def units(item: Item, stage: int = 0, base_rounds: int = 0) -> float:
@@ -136,20 +137,27 @@ def units(item: Item, stage: int = 0, base_rounds: int = 0) -> float:
     return members * (LATER_FIXED + (1 - LATER_FIXED) * (item.rounds or base) / base)
 
 
+# The share of the bound below that a later stage ran: stage 1 of the traced runs of
+# 2026-12-07 (270094e) raced 0.74 of it in the clip (7dc6: graph 0.85, ast 1.0, bytecode 0.88,
+# launch_blocking 0.40 of the bound) and BRN_SHARE in brn (bench.run.progress --rates). The
+# bound itself kept the clip's ETA at 1.1-1.3 times the time left until its stage 0 ended.
+LATER_SHARE = 0.75
+
+
 def later_guess(precision, distribution: bool, races: int, open_members: int) -> float:
     """The units a mode's later stage is guessed at until its stage 0 ends (``_expect_later``
-    replaces the guess): each of its ``races`` again with the ``open_members`` that may stay
-    undecided (the candidates the answer is chosen from) and the A/A cell, at the tier's most
-    rounds (stage 1 of the clip's runs of 2026-12-07 raced every size of every compiled mode,
-    mostly at ``max_rounds``). Nothing where the tier has no later stage, where the mode is timed
-    as a distribution, or where fewer than two candidates leave nothing to decide (a tier with a
-    ``target`` width races even one)."""
+    replaces the guess): ``LATER_SHARE`` of a bound, each of its ``races`` again with the
+    ``open_members`` that may stay undecided (the candidates the answer is chosen from) and the
+    A/A cell, at the tier's most rounds (stage 1 of the clip's runs of 2026-12-07 raced every size
+    of every compiled mode, mostly at ``max_rounds``). Nothing where the tier has no later stage,
+    where the mode is timed as a distribution, or where fewer than two candidates leave nothing to
+    decide (a tier with a ``target`` width races even one)."""
     if not precision.stages or distribution or not races:
         return 0.0
     if open_members < (1 if precision.target else 2):
         return 0.0
     member = LATER_FIXED + (1 - LATER_FIXED) * precision.max_rounds / precision.rounds
-    return races * (open_members + 1) * member
+    return LATER_SHARE * races * (open_members + 1) * member
 
 
 def _open_members(item: Item, names) -> int:
