@@ -216,6 +216,12 @@ class Progress:
         except OSError:
             self.trace = None
 
+    def note(self, **about) -> None:
+        """Keep in the trace what the ETA's units were computed with (a replay under another
+        model needs it); the ETA itself does not use it."""
+        if self.trace is not None:
+            self._record({"call": "note", **{k: _plain(v) for k, v in about.items()}})
+
     @_traced
     def plan(self, phase: str, mode: str, items: float, processes: int = 1) -> None:
         """Announce ``items`` more units of a phase (the ETA counts them from now on)."""

@@ -1,0 +1,72 @@
+"""findings/eta_replay.py: a trace made with another later-stage model is replayed in this
+checkout's units; one made with this model is replayed as it was recorded."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+from bench.core.paths import ROOT
+from bench.run import time_phase
+
+spec = importlib.util.spec_from_file_location("eta_replay", ROOT / "findings" / "eta_replay.py")
+eta_replay = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(eta_replay)
+
+
+def _segment(note: dict | None) -> list[dict]:
+    events = [{"t": 0.0, "call": "init", "parallel": {"time": 1}, "tier": "default",
+               "workload": "clip", "warm": True}]  # fmt: skip
+    if note is not None:
+        events.append({"t": 0.0, "call": "note", **note})
+    return [
+        *events,
+        {"t": 1.0, "call": "plan", "args": ["time", "graph", 10, 1]},
+        {"t": 1.0, "call": "expect", "args": ["time", "graph", 8.0, 1]},  # the guess
+        {
+            "t": 2.0,
+            "call": "item_started",
+            "args": ["g-p0", "time", "graph", 10],
+            "kw": {"stage": 0, "members": 10, "rounds": 10, "base_rounds": 10},
+        },
+        {"t": 9.0, "call": "item_recorded", "args": ["g-p0"]},
+        {"t": 9.0, "call": "line", "eta": 1.0},
+        {"t": 9.5, "call": "settle", "args": ["time", "graph"]},
+        {"t": 9.5, "call": "expect", "args": ["time", "graph", 4.0, 1]},  # the stage, known
+        {"t": 9.6, "call": "settle", "args": ["time"]},
+        {"t": 9.6, "call": "plan", "args": ["time", "graph", 4.0, 1]},  # the stage, planned
+        {
+            "t": 10.0,
+            "call": "item_started",
+            "args": ["g-p2", "time", "graph", 4.0],
+            "kw": {"stage": 1, "members": 2, "rounds": 40, "base_rounds": 10},
+        },
+    ]
+
+
+def _args(events, call):
+    return [e["args"][2 if call != "item_started" else 3] for e in events if e["call"] == call]
+
+
+def test_a_trace_of_this_model_is_replayed_as_recorded():
+    same = {"later_fixed": time_phase.LATER_FIXED, "later_share": time_phase.LATER_SHARE}
+    events = eta_replay.rescaled(_segment(same))
+    assert _args(events, "expect") == [8.0, 4.0]
+    assert _args(events, "plan") == [10, 4.0]
+    assert _args(events, "item_started") == [10, 4.0]
+
+
+def test_a_trace_of_another_model_is_rescaled(monkeypatch):
+    monkeypatch.setattr(time_phase, "LATER_FIXED", 0.8)
+    monkeypatch.setattr(time_phase, "LATER_SHARE", 0.5)
+    to = eta_replay.member(0.8, 4) / eta_replay.member(0.75, 4)
+    events = eta_replay.rescaled(_segment(None))  # no note: made with 0.75 and 1
+    assert _args(events, "expect") == pytest.approx([8.0 * 0.5 * to, 4.0 * to])
+    assert _args(events, "plan") == pytest.approx([10, 4.0 * to])  # stage 0's plan: as it was
+    assert _args(events, "item_started") == pytest.approx([10, 4.0 * to])
+    rows = eta_replay.replay(events)
+    assert [r[0] for r in rows] == [9.0] and rows[0][1] == 1.0  # printed: kept
+    # replayed: 7 s for stage 0's 10 units, the rescaled guess left, two warm starts
+    want = 0.7 * 8.0 * 0.5 * to + 2 * eta_replay.P.WARM_PROCESS_START
+    assert rows[0][2] == pytest.approx(want)
