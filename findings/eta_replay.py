@@ -24,8 +24,6 @@ The committed traces were made with warm workers; a trace that does not say is t
 
 from __future__ import annotations
 
-import json
-import lzma
 import sys
 from pathlib import Path
 
@@ -39,18 +37,6 @@ RHO = 4.0  # the default tier's max_rounds over its rounds
 
 def member(fixed: float, rho: float) -> float:
     return fixed + (1 - fixed) * rho
-
-
-def read(path: Path) -> list[list[dict]]:
-    opener = lzma.open if path.suffix == ".xz" else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        events = [json.loads(line) for line in f if line.strip()]
-    segments: list[list[dict]] = []
-    for event in events:
-        if event["call"] == "init" or not segments:
-            segments.append([])
-        segments[-1].append(event)
-    return segments
 
 
 def rescaled(segment: list[dict]) -> list[dict]:
@@ -84,27 +70,6 @@ def rescaled(segment: list[dict]) -> list[dict]:
     return out
 
 
-def replay(segment: list[dict]) -> list[tuple[float, float, float]]:
-    init = segment[0] if segment and segment[0]["call"] == "init" else {"warm": True}
-    now = [0.0]
-    progress = P.Progress(
-        out=lambda _: None,
-        parallel=init.get("parallel"),
-        tier=init.get("tier", "default"),
-        workload=init.get("workload", ""),
-        clock=lambda: now[0],
-        warm=init.get("warm", True),
-    )
-    rows = []
-    for event in segment:
-        now[0] = event["t"]
-        if event["call"] == "line":
-            rows.append((event["t"], event["eta"], progress.eta()))
-        elif event["call"] in P.TRACED:
-            getattr(progress, event["call"])(*event["args"], **event.get("kw", {}))
-    return rows
-
-
 def ratios(rows: list[tuple[float, float]]) -> str:
     end = rows[-1][0]
     out = []
@@ -123,8 +88,8 @@ def main(argv: list[str]) -> int:
           "50, 75 %: printed | replayed |")  # fmt: skip
     print("|---|---|---|---|---|---|---|")
     for path in paths:
-        for segment in read(path):
-            rows = replay(rescaled(segment))
+        for segment in P.read_trace(path):
+            rows = P.replay(rescaled(segment))
             if not rows:
                 continue
             printed = [(t, a) for t, a, _ in rows]

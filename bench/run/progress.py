@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import json
+import lzma
 import math
 import sys
 import threading
@@ -345,9 +346,14 @@ TAIL = 0.1  # the last tenth of a run is left out: seconds left there make any e
 
 
 def read_trace(path: Path) -> list[list[dict]]:
-    """A trace's segments, one per ``Progress`` (a resumed run appends another)."""
+    """A trace's segments, one per ``Progress`` (a resumed run appends another); ``.xz``: one
+    kept compressed."""
+    path = Path(path)
+    opener = lzma.open if path.suffix == ".xz" else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        lines = f.read().splitlines()
     segments: list[list[dict]] = []
-    for text in Path(path).read_text(encoding="utf-8").splitlines():
+    for text in lines:
         if not text.strip():
             continue
         event = json.loads(text)

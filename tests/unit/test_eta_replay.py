@@ -65,7 +65,7 @@ def test_a_trace_of_another_model_is_rescaled(monkeypatch):
     assert _args(events, "expect") == pytest.approx([8.0 * 0.5 * to, 4.0 * to])
     assert _args(events, "plan") == pytest.approx([10, 4.0 * to])  # stage 0's plan: as it was
     assert _args(events, "item_started") == pytest.approx([10, 4.0 * to])
-    rows = eta_replay.replay(events)
+    rows = eta_replay.P.replay(events)
     assert [r[0] for r in rows] == [9.0] and rows[0][1] == 1.0  # printed: kept
     # replayed: 7 s for stage 0's 10 units, the rescaled guess left, two warm starts
     want = 0.7 * 8.0 * 0.5 * to + 2 * eta_replay.P.WARM_PROCESS_START
