@@ -44,7 +44,7 @@ def rescaled(segment: list[dict]) -> list[dict]:
     was = next((e for e in segment if e["call"] == "note"), BEFORE)
     fixed, share = time_phase.LATER_FIXED, time_phase.LATER_SHARE
     to = lambda rho: member(fixed, rho) / member(was["later_fixed"], rho)  # noqa: E731
-    out, ended, planned, later = [], set(), False, False
+    out, ended, planned, started, later = [], set(), False, False, False
     for recorded in segment:
         event = {
             **recorded,
@@ -54,11 +54,13 @@ def rescaled(segment: list[dict]) -> list[dict]:
         call, args, kw = event["call"], event["args"], event["kw"]
         if call == "init":
             event.setdefault("warm", True)
-        elif call == "item_started" and kw.get("stage", 0) > 0 and kw.get("base_rounds"):
-            args[3] *= to(kw["rounds"] / kw["base_rounds"])
+        elif call == "item_started":
+            started = True
+            if kw.get("stage", 0) > 0 and kw.get("base_rounds"):
+                args[3] *= to(kw["rounds"] / kw["base_rounds"])
         elif call == "settle" and len(args) > 1:
             ended.add(args[1])
-        elif call == "settle" and planned and any(e["call"] == "item_started" for e in out):
+        elif call == "settle" and planned and started:
             later = True  # the later stage's own settle: what it plans now is the later stage
         elif call == "plan" and args and args[0] == "time":
             if later:

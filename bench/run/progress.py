@@ -14,6 +14,7 @@ ends; then the races it will run are known (``bench.run.time_phase``) and replac
 
 from __future__ import annotations
 
+import argparse
 import functools
 import json
 import lzma
@@ -422,13 +423,15 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m bench.run.progress RUN_DIR_OR_TRACE...``: per run, the share of its lines
     whose ETA held to ±20 % as printed, and as the model in this checkout gives it (a replay);
     with ``--rates``, the seconds per unit each worker's items ran at."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    rates = "--rates" in args
-    paths = [Path(a) for a in args if a != "--rates"]
-    if not paths:
-        print("usage: python -m bench.run.progress [--rates] RUN_DIR_OR_TRACE...", file=sys.stderr)
-        return 2
-    for path in paths:
+    parser = argparse.ArgumentParser(prog="python -m bench.run.progress", description=main.__doc__)
+    parser.add_argument("paths", nargs="+", type=Path, metavar="RUN_DIR_OR_TRACE")
+    parser.add_argument("--rates", action="store_true", help="the seconds per unit per worker")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:  # a usage error (2), or --help (0)
+        return int(stop.code or 0)
+    rates = args.rates
+    for path in args.paths:
         trace = path / "logs" / TRACE_NAME if path.is_dir() else path
         if not trace.is_file():
             print(
