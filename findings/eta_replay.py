@@ -7,17 +7,22 @@ share of lines before the run's last tenth whose ETA was within ±20 % of the ti
 printed and as replayed, and the ETA's ratio to the time left at a tenth, a quarter, half and
 three quarters of the run.
 
-A trace holds the later stage's units as the run computed them. Where the run counted them
-with another later-stage model than this checkout's (``time_phase.LATER_FIXED`` and
-``LATER_SHARE``; the run's are in its trace's ``note``; a trace without one was made with 0.75
-and 1), the replay rescales them:
+A trace holds the later stage's units as the run computed them. Since the later-stage races
+are counted by what their members cost in stage 0 (``bench.run.race_cost``; the trace's
+``note`` says ``later_units: records``), a trace keeps them as recorded, and only the guess made
+before a mode's stage 0 ended is rescaled to this checkout's ``time_phase.LATER_SHARE`` and
+``LATER_FIXED``. An older trace counted every later member alike (its ``note`` gives the numbers;
+a trace without one was made with 0.75 and 1):
 
-- a later stage's race that started, by its own rounds;
-- the later stage guessed before a mode's stage 0 ended, by the share and 4 times the rounds;
-- the later stage known once it ended, and the one planned, by 4 times the rounds (the default
-  tier's most rounds over stage 0's; a race run at fewer is counted a little off).
+- where its run is committed (``results/b2b/``, or a reference), its later races are counted
+  again from the run's own stage-0 records, as this checkout counts them;
+- otherwise they are rescaled on the fallback model (``time_phase.units`` without records): a
+  later race that started by its own rounds; the stage known once its stage 0 ended, and the one
+  planned, by 4 times the rounds (the default tier's most rounds over stage 0's; a race run at
+  fewer is counted a little off). The table names the model each trace was replayed on.
 
-The committed traces were made with warm workers; a trace that does not say is taken as warm.
+The guess is rescaled by the share and 4 times the rounds. The committed traces were made with
+warm workers; a trace that does not say is taken as warm.
 
     python findings/eta_replay.py [TRACE ...]      (default: findings/eta/*.jsonl.xz)
 """
@@ -27,8 +32,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from bench.core import records
+from bench.core.paths import ROOT, find_run
 from bench.run import progress as P
 from bench.run import time_phase
+from bench.run.race_cost import RaceCosts
 
 HERE = Path(__file__).parent / "eta"
 BEFORE = {"later_fixed": 0.75, "later_share": 1.0}  # the model of a trace without a note
@@ -39,13 +47,68 @@ def member(fixed: float, rho: float) -> float:
     return fixed + (1 - fixed) * rho
 
 
-def rescaled(segment: list[dict]) -> list[dict]:
-    """The segment's events with the later stage in this checkout's units."""
+def _later_items(segment: list[dict]) -> dict[int, tuple[str, str, int]]:
+    """{index of a later race's item_started: (mode, its timing file, its place in the file)}."""
+    out, seen = {}, {}
+    for i, event in enumerate(segment):
+        if event["call"] == "item_started" and event["args"][1] == "time":
+            name = Path(event["args"][0]).name
+            place = seen[name] = seen.get(name, -1) + 1
+            if event.get("kw", {}).get("stage", 0) > 0:
+                out[i] = (event["args"][2], name, place)
+    return out
+
+
+def recounted(segment: list[dict], run: Path) -> dict[int, float]:
+    """{index of a later race's item_started: its units counted from the run's records, as this
+    checkout counts them}; a race whose records are not found is left out."""
+    timings = records.Records(run).timings
+    costs, out = {}, {}
+    for i, (mode, name, place) in _later_items(segment).items():
+        parts = Path(name).stem.split("-")  # mode-p2 or mode-p2-N64
+        process = int(parts[1][1:])
+        size = int(parts[2][1:]) if len(parts) > 2 else None
+        mine = [t for t in timings if t.mode == mode and t.process == process and t.stage > 0
+                and (size is None or t.batch_size == size)]  # fmt: skip
+        order = sorted({t.order for t in mine})
+        race = [t for t in mine if place < len(order) and t.order == order[place]]
+        if mode not in costs:
+            costs[mode] = RaceCosts.of(timings, mode)
+        if not race or costs[mode] is None:
+            continue
+        got = costs[mode].units(race, race[0].batch_size, len(race[0].step_s))
+        if got is not None:
+            out[i] = got
+    return out
+
+
+def rescaled(segment: list[dict], run: Path | None = None) -> tuple[list[dict], str]:
+    """The segment's events with the later stage in this checkout's units, and the model it
+    is replayed on (``records``, or ``fallback`` where an older trace's run is not at hand)."""
     was = next((e for e in segment if e["call"] == "note"), BEFORE)
     fixed, share = time_phase.LATER_FIXED, time_phase.LATER_SHARE
     to = lambda rho: member(fixed, rho) / member(was["later_fixed"], rho)  # noqa: E731
+    ours = was.get("later_units") == "records"
+    new = {} if ours or run is None else recounted(segment, run)
+    model = "records" if ours or new else "fallback"
+    old_total, new_total = {}, {}  # per mode: the later races' units as recorded, and again
+    for i, (mode, _, _) in _later_items(segment).items():
+        if i in new:
+            old_total[mode] = old_total.get(mode, 0.0) + segment[i]["args"][3]
+            new_total[mode] = new_total.get(mode, 0.0) + new[i]
+
+    def known(mode: str, units: float, rho: float) -> float:
+        """A known later stage's units: as recorded, recounted, or on the fallback model."""
+        if ours:
+            return units
+        if new and mode in old_total:
+            return units * new_total[mode] / old_total[mode]
+        if new:
+            return units
+        return units * to(rho)
+
     out, ended, planned, started, later = [], set(), False, False, False
-    for recorded in segment:
+    for i, recorded in enumerate(segment):
         event = {
             **recorded,
             "args": list(recorded.get("args", [])),
@@ -57,19 +120,35 @@ def rescaled(segment: list[dict]) -> list[dict]:
         elif call == "item_started":
             started = True
             if kw.get("stage", 0) > 0 and kw.get("base_rounds"):
-                args[3] *= to(kw["rounds"] / kw["base_rounds"])
+                if i in new:
+                    args[3] = new[i]
+                else:
+                    args[3] = known(args[2], args[3], kw["rounds"] / kw["base_rounds"])
         elif call == "settle" and len(args) > 1:
             ended.add(args[1])
         elif call == "settle" and planned and started:
             later = True  # the later stage's own settle: what it plans now is the later stage
         elif call == "plan" and args and args[0] == "time":
             if later:
-                args[2] *= to(RHO)
+                args[2] = known(args[1], args[2], RHO)
             planned = True
         elif call == "expect" and planned:
-            args[2] *= to(RHO) if args[1] in ended else share / was["later_share"] * to(RHO)
+            if args[1] in ended:
+                args[2] = known(args[1], args[2], RHO)
+            else:  # the guess, on this checkout's share and fallback member
+                args[2] *= share / was["later_share"] * to(RHO)
         out.append(event)
-    return out
+    return out, model
+
+
+def committed_run(trace: Path) -> Path | None:
+    """The committed run a trace was made by (``<run-id>-<what>.jsonl.xz``), if any."""
+    run_id = "-".join(trace.name.split(".")[0].split("-")[:2])
+    for raw in sorted(ROOT.glob("results/**/raw")):
+        found = find_run(raw, run_id)
+        if found is not None:
+            return found
+    return None
 
 
 def ratios(rows: list[tuple[float, float]]) -> str:
@@ -86,19 +165,21 @@ def main(argv: list[str]) -> int:
     if not paths:
         print(f"no traces in {HERE}", file=sys.stderr)
         return 2
-    print("| trace | lines | wall | within ±20 %, printed | replayed | ETA / time left at 10, 25, "
-          "50, 75 %: printed | replayed |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|")
+    print("| trace | lines | wall | within ±20 %, printed | replayed | later stage counted by | "
+          "ETA / time left at 10, 25, 50, 75 %: printed | replayed |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|")
     for path in paths:
+        run = committed_run(path)
         for segment in P.read_trace(path):
-            rows = P.replay(rescaled(segment))
+            events, how = rescaled(segment, run)
+            rows = P.replay(events)
             if not rows:
                 continue
             printed = [(t, a) for t, a, _ in rows]
             model = [(t, b) for t, _, b in rows]
             print(f"| {path.name.split('.')[0]} | {len(rows)} | {P.fmt_duration(rows[-1][0])} | "
-                  f"{P.within(printed):.0%} | {P.within(model):.0%} | {ratios(printed)} | "
-                  f"{ratios(model)} |")  # fmt: skip
+                  f"{P.within(printed):.0%} | {P.within(model):.0%} | {how} | "
+                  f"{ratios(printed)} | {ratios(model)} |")  # fmt: skip
     return 0
 
 

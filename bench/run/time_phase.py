@@ -27,6 +27,7 @@ from bench.core.schema import SCHEMA_VERSION, RunStatus, Status
 from bench.run import select
 from bench.run.context import RunContext
 from bench.run.plan import RACE, Item, Job
+from bench.run.race_cost import RaceCosts
 
 STOPPED = {"status": RunStatus.INTERRUPTED.value, "detail": "the run was stopped"}
 
@@ -70,13 +71,14 @@ def _processes(ctx: RunContext, mode: str, races: int) -> int:
     return races if ctx.mode(mode).race_per_process else min(races, 1)
 
 
-def _run_jobs(ctx: RunContext, jobs: list[Job], ended=None) -> None:
+def _run_jobs(ctx: RunContext, jobs: list[Job], ended=None, costs=None) -> None:
     """Concurrent only where measured harmless (or asked for): a mode's two processes.
-    ``ended(job)``, if given, is called as each job ends."""
+    ``ended(job)``, if given, is called as each job ends; ``costs``: {mode: RaceCosts} that
+    count a later stage's races for the ETA (``units``)."""
     plan = ctx.plan
 
     def run(job: Job) -> None:
-        _time_job(ctx, job)
+        _time_job(ctx, job, (costs or {}).get(job.mode))
         if ended:
             ended(job)
 
@@ -126,18 +128,29 @@ def _ks(timings) -> dict[tuple, int]:
 # ones, a default run's 0.84-2.2 (1.5 on average), since a default stage 0's mean member
 # includes layout twins and slow strategies that no later stage races. 0.83 fitted the default
 # runs (brn's lines within +-20 %: 96 %) and broke the two-strategy runs' (42-60 %); 0.75 holds
-# 73-100 % of every traced run's.
+# 73-100 % of every traced run's. So a later race is counted by what its own members cost in
+# stage 0 (``bench.run.race_cost``); this number prices only the guess made before a mode's stage
+# 0 ends, and a race with a member stage 0 did not record.
 LATER_FIXED = 0.75
 
 
-def units(item: Item, stage: int = 0, base_rounds: int = 0) -> float:
-    """An item's work for the ETA: a race's members, else one; a later stage's member as more of a
-    stage-0 one as its rounds (``item.rounds``) exceed stage 0's (``base_rounds``)."""
+def units(
+    item: Item, stage: int = 0, base_rounds: int = 0, costs: RaceCosts | None = None
+) -> float:
+    """An item's work for the ETA: a race's members, else one. A later stage's race: what its
+    members cost in the mode's stage-0 records at its rounds (``costs``, ``bench.run.race_cost``),
+    else each member as more of a stage-0 one as its rounds (``item.rounds``) exceed stage 0's
+    (``base_rounds``)."""
     members = len(item.members) or 1
     if not stage:
         return members
     base = base_rounds or item.rounds or 1
-    return members * (LATER_FIXED + (1 - LATER_FIXED) * (item.rounds or base) / base)
+    rounds = item.rounds or base
+    if costs is not None and item.members:
+        known = costs.units(item.members, item.batch_size, rounds)
+        if known is not None:
+            return known
+    return members * (LATER_FIXED + (1 - LATER_FIXED) * rounds / base)
 
 
 # The share of the bound below that a later stage ran: stage 1 of the traced clip run 7dc6
@@ -179,7 +192,7 @@ def expect_timing(ctx: RunContext, gated=None, candidates=None) -> None:
     and, in a full run of a tier that times them, the layout twins; its later stage at the
     mode's ``candidates`` (``{mode: names}``; None: every working strategy)."""
     precision = ctx.plan.precision
-    ctx.progress.note(later_fixed=LATER_FIXED, later_share=LATER_SHARE)
+    ctx.progress.note(later_fixed=LATER_FIXED, later_share=LATER_SHARE, later_units="records")
     ctx.progress.settle("time")
     layouts = len(ctx.workload.layout_twins()) if precision.layout_cells and ctx.full else 0
     for mode in ctx.plan.modes:
@@ -248,17 +261,20 @@ def later_stage(
     rec = records.Records(ctx.run.path)
     process = ctx.plan.precision.processes + stage - 1
     jobs = []
+    costs = {}
     for mode, todo in open_races(ctx, rec, cells, candidates).items():
         mine = _jobs(ctx, mode, process, stage, todo)
+        costs[mode] = RaceCosts.of(rec.timings, mode)
         for job in mine:
             jobs.append(job)
             rounds = ctx.plan.precision.rounds
-            ctx.progress.plan("time", mode, sum(units(c, stage, rounds) for c in job.items), 1)
+            work = sum(units(c, stage, rounds, costs[mode]) for c in job.items)
+            ctx.progress.plan("time", mode, work, 1)
         if mine:
             ctx.progress.line(f"time {mode}: stage {stage}: {len(todo)} races still open")
     if not jobs:
         return False
-    _run_jobs(ctx, jobs)
+    _run_jobs(ctx, jobs, costs=costs)
     return True
 
 
@@ -311,12 +327,14 @@ def _expect_later(ctx: RunContext, mode: str, cells: dict[str, list[Item]], cand
     modes' stages do not change them), so they replace the guess in the ETA."""
     if not ctx.plan.precision.stages or ctx.mode(mode).distribution or ctx.past_deadline():
         return
-    todo = open_races(ctx, records.Records(ctx.run.path), {mode: cells[mode]}, candidates)
+    rec = records.Records(ctx.run.path)
+    todo = open_races(ctx, rec, {mode: cells[mode]}, candidates)
     ctx.progress.settle("time", mode)
     races = todo.get(mode, [])
     if races:
         starts = _processes(ctx, mode, len(races))
-        work = sum(units(c, 1, ctx.plan.precision.rounds) for c in races)
+        costs = RaceCosts.of(rec.timings, mode)
+        work = sum(units(c, 1, ctx.plan.precision.rounds, costs) for c in races)
         ctx.progress.expect("time", mode, work, starts)
 
 
@@ -368,10 +386,10 @@ def short_of(ctx: RunContext, cells: dict[str, list[Item]]) -> dict:
     return {"races": races, "untimed": untimed, "short": short, "processes": processes}
 
 
-def _time_job(ctx: RunContext, job: Job) -> None:
+def _time_job(ctx: RunContext, job: Job, costs: RaceCosts | None = None) -> None:
     ctx.progress.process_started("time")
     base = ctx.plan.precision.rounds
-    work = {i.key: units(i, job.stage, base) for i in job.items}
+    work = {i.key: units(i, job.stage, base, costs) for i in job.items}
     about = {i.key: {"members": len(i.members) or 1, "rounds": i.rounds or base} for i in job.items}
 
     def handle(event):

@@ -1,9 +1,12 @@
 """findings/eta_replay.py: a trace made with another later-stage model is replayed in this
-checkout's units; one made with this model is replayed as it was recorded."""
+checkout's units (recounted from its run's records where the run is at hand); one made with this
+model is replayed as it was recorded, its guess on this checkout's share."""
 
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
+from types import SimpleNamespace as NS
 
 import pytest
 
@@ -50,8 +53,10 @@ def _args(events, call):
 
 
 def test_a_trace_of_this_model_is_replayed_as_recorded():
-    same = {"later_fixed": time_phase.LATER_FIXED, "later_share": time_phase.LATER_SHARE}
-    events = eta_replay.rescaled(_segment(same))
+    same = {"later_fixed": time_phase.LATER_FIXED, "later_share": time_phase.LATER_SHARE,
+            "later_units": "records"}  # fmt: skip
+    events, how = eta_replay.rescaled(_segment(same), run=Path("/not/read"))
+    assert how == "records"
     assert _args(events, "expect") == [8.0, 4.0]
     assert _args(events, "plan") == [10, 4.0]
     assert _args(events, "item_started") == [10, 4.0]
@@ -61,7 +66,8 @@ def test_a_trace_of_another_model_is_rescaled(monkeypatch):
     monkeypatch.setattr(time_phase, "LATER_FIXED", 0.8)
     monkeypatch.setattr(time_phase, "LATER_SHARE", 0.5)
     to = eta_replay.member(0.8, 4) / eta_replay.member(0.75, 4)
-    events = eta_replay.rescaled(_segment(None))  # no note: made with 0.75 and 1
+    events, how = eta_replay.rescaled(_segment(None))  # no note: made with 0.75 and 1
+    assert how == "fallback"
     assert _args(events, "expect") == pytest.approx([8.0 * 0.5 * to, 4.0 * to])
     assert _args(events, "plan") == pytest.approx([10, 4.0 * to])  # stage 0's plan: as it was
     assert _args(events, "item_started") == pytest.approx([10, 4.0 * to])
@@ -70,3 +76,46 @@ def test_a_trace_of_another_model_is_rescaled(monkeypatch):
     # replayed: 7 s for stage 0's 10 units, the rescaled guess left, two warm starts
     want = 0.7 * 8.0 * 0.5 * to + 2 * eta_replay.P.WARM_PROCESS_START
     assert rows[0][2] == pytest.approx(want)
+
+
+def test_a_records_trace_keeps_its_known_stage_and_rescales_only_its_guess(monkeypatch):
+    monkeypatch.setattr(time_phase, "LATER_SHARE", 0.5)
+    note = {"later_fixed": time_phase.LATER_FIXED, "later_share": 0.75, "later_units": "records"}
+    events, how = eta_replay.rescaled(_segment(note))
+    assert how == "records"
+    assert _args(events, "expect") == pytest.approx([8.0 * 0.5 / 0.75, 4.0])
+    assert _args(events, "plan") == [10, 4.0] and _args(events, "item_started") == [10, 4.0]
+
+
+def test_an_older_trace_is_recounted_from_its_runs_records(monkeypatch):
+    """The run's later race (file g-p2, its first race) is found in its records and counted as
+    this checkout counts it; the known and planned stage follow the recount."""
+    from bench.core.schema import Timing
+
+    def rec(strategy, stage, first, process, rounds):
+        return Timing(workload="clip", strategy=strategy, shape="x", mode="graph", batch_size=64,
+                      process=process, control="control/x", role="update", k=1,
+                      step_s=[0.1] * rounds, control_s=[0.1] * rounds, first_call_s=first,
+                      control_first_call_s=0.0, steps_run=rounds, stage=stage,
+                      race=f"graph-N64-p{process}-s{stage}",
+                      race_base_s=[0.0] * rounds)  # fmt: skip
+
+    # stage 0: a cheap (1 s + 1 s of rounds) and a dear member (5 s + 1 s); unit 4 s
+    timings = [rec("cheap", 0, 1.0, 0, 10), rec("dear", 0, 5.0, 0, 10),
+               rec("cheap", 1, 1.0, 2, 40)]  # fmt: skip
+    monkeypatch.setattr(eta_replay.records, "Records", lambda run: NS(timings=timings))
+    segment = _segment(None)
+    segment[-1]["args"][0] = "/x/graph-p2.json"
+    events, how = eta_replay.rescaled(segment, run=Path("/run"))
+    assert how == "records"
+    new = (1.0 + 40 * 0.1) / 4.0  # the cheap member at 40 rounds, in stage-0 members
+    assert _args(events, "item_started") == pytest.approx([10, new])
+    assert _args(events, "plan") == pytest.approx([10, 4.0 * new / 4.0])
+    assert _args(events, "expect")[1] == pytest.approx(4.0 * new / 4.0)
+
+
+def test_a_trace_names_its_committed_run():
+    name = "20261207T150838Z-7dc6-clip.jsonl.xz"
+    found = eta_replay.committed_run(Path(name))
+    assert found is not None and found.name == "20261207T150838Z-7dc6"
+    assert eta_replay.committed_run(Path("20000101T000000Z-0000-clip.jsonl.xz")) is None

@@ -280,7 +280,7 @@ def test_when_a_modes_stage_zero_ends_its_next_stage_replaces_the_guess(monkeypa
         return {mode: [race] for mode in cells}
 
     monkeypatch.setattr(time_phase, "open_races", open_races)
-    monkeypatch.setattr(time_phase.records, "Records", lambda path: None)
+    monkeypatch.setattr(time_phase.records, "Records", lambda path: NS(timings=[]))
     jobs = [NS(mode="graph"), NS(mode="graph"), NS(mode="jit_ast"), NS(mode="pynative")]
     cells = {"graph": [race], "jit_ast": [race], "pynative": [race]}
     ended = time_phase._when_mode_ends(ctx, jobs, cells, None)
@@ -464,5 +464,5 @@ def test_the_trace_notes_the_units_a_later_stage_was_counted_in(clock, tmp_path)
     time_phase.expect_timing(ctx)
     notes = [e for e in P.read_trace(trace)[0] if e["call"] == "note"]
     assert notes == [{"t": 0.0, "call": "note", "later_fixed": time_phase.LATER_FIXED,
-                      "later_share": time_phase.LATER_SHARE}]  # fmt: skip
+                      "later_share": time_phase.LATER_SHARE, "later_units": "records"}]  # fmt: skip
     assert [r[1] for r in P.replay(P.read_trace(trace)[0])] == []  # a note is not a call
