@@ -7,30 +7,32 @@ share of lines before the run's last tenth whose ETA was within ±20 % of the ti
 printed and as replayed, and the ETA's ratio to the time left at a tenth, a quarter, half and
 three quarters of the run.
 
-A trace holds the later stage's units as the run computed them. Since the later-stage races
-are counted by what their members cost in stage 0 (``bench.run.race_cost``; the trace's
-``note`` says ``later_units: records``), a trace keeps them as recorded, and only the guess made
-before a mode's stage 0 ended is rescaled to this checkout's ``time_phase.LATER_SHARE`` and
-``LATER_FIXED``. An older trace counted every later member alike (its ``note`` gives the numbers;
-a trace without one was made with 0.75 and 1):
+A trace holds the later stage's units as the run computed them. Where the run is at hand (a
+run folder given, or a trace of a run committed in ``results/b2b/`` or as a reference), its later
+races are counted again from the run's own stage-0 records, as this checkout would have counted
+them when they were planned (``bench.run.race_cost``: their members, their planned rounds, the
+run's seconds per pair of blocks). Otherwise:
 
-- where its run is committed (``results/b2b/``, or a reference), its later races are counted
-  again from the run's own stage-0 records, as this checkout counts them;
-- otherwise they are rescaled on the fallback model (``time_phase.units`` without records): a
-  later race that started by its own rounds; the stage known once its stage 0 ended, and the one
-  planned, by 4 times the rounds (the default tier's most rounds over stage 0's; a race run at
-  fewer is counted a little off). The table names the model each trace was replayed on.
+- a trace whose ``note`` says ``later_units: records`` keeps them as recorded;
+- an older trace counted every later member alike (its ``note`` gives the numbers; a trace
+  without one was made with 0.75 and 1), and they are rescaled on the fallback model
+  (``time_phase.units`` without records): a later race that started by its own rounds; the
+  stage known once its stage 0 ended, and the one planned, by 4 times the rounds (the default
+  tier's most rounds over stage 0's; a race run at fewer is counted a little off).
 
-The guess is rescaled by the share and 4 times the rounds. The committed traces were made with
-warm workers; a trace that does not say is taken as warm.
+The table names the model each trace was replayed on. The guess is rescaled by the share and 4
+times the rounds. The committed traces were made with warm workers; a trace that does not say is
+taken as warm.
 
-    python findings/eta_replay.py [TRACE ...]      (default: findings/eta/*.jsonl.xz)
+    python findings/eta_replay.py [TRACE | RUN_DIR ...]   (default: findings/eta/*.jsonl.xz)
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 from bench.core import records
 from bench.core.paths import ROOT, find_run
@@ -60,9 +62,13 @@ def _later_items(segment: list[dict]) -> dict[int, tuple[str, str, int]]:
 
 
 def recounted(segment: list[dict], run: Path) -> dict[int, float]:
-    """{index of a later race's item_started: its units counted from the run's records, as this
-    checkout counts them}; a race whose records are not found is left out."""
+    """{index of a later race's item_started: its units counted from the run's records as this
+    checkout would have counted them when the race was planned (its members, the rounds it was
+    planned at, the run's seconds per pair of blocks)}; a race whose records are not found is
+    left out."""
     timings = records.Records(run).timings
+    manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+    cell_seconds = manifest["plan"]["precision"].get("cell_seconds", 0.0)
     costs, out = {}, {}
     for i, (mode, name, place) in _later_items(segment).items():
         parts = Path(name).stem.split("-")  # mode-p2 or mode-p2-N64
@@ -73,10 +79,13 @@ def recounted(segment: list[dict], run: Path) -> dict[int, float]:
         order = sorted({t.order for t in mine})
         race = [t for t in mine if place < len(order) and t.order == order[place]]
         if mode not in costs:
-            costs[mode] = RaceCosts.of(timings, mode)
+            costs[mode] = RaceCosts.of(timings, mode, cell_seconds)
         if not race or costs[mode] is None:
             continue
-        got = costs[mode].units(race, race[0].batch_size, len(race[0].step_s))
+        planned = segment[i]["kw"].get("rounds", len(race[0].step_s))
+        members = [SimpleNamespace(strategy=t.strategy, shape=t.shape, role=t.role,
+                                   control=t.control) for t in race]  # fmt: skip
+        got = costs[mode].units(members, race[0].batch_size, planned)
         if got is not None:
             out[i] = got
     return out
@@ -89,8 +98,10 @@ def rescaled(segment: list[dict], run: Path | None = None) -> tuple[list[dict], 
     fixed, share = time_phase.LATER_FIXED, time_phase.LATER_SHARE
     to = lambda rho: member(fixed, rho) / member(was["later_fixed"], rho)  # noqa: E731
     ours = was.get("later_units") == "records"
-    new = {} if ours or run is None else recounted(segment, run)
-    model = "records" if ours or new else "fallback"
+    new = {} if run is None else recounted(segment, run)
+    model = "records" if new else "as recorded" if ours else "fallback"
+    if not _later_items(segment):
+        model = "no later stage"
     old_total, new_total = {}, {}  # per mode: the later races' units as recorded, and again
     for i, (mode, _, _) in _later_items(segment).items():
         if i in new:
@@ -99,11 +110,9 @@ def rescaled(segment: list[dict], run: Path | None = None) -> tuple[list[dict], 
 
     def known(mode: str, units: float, rho: float) -> float:
         """A known later stage's units: as recorded, recounted, or on the fallback model."""
-        if ours:
-            return units
         if new and mode in old_total:
             return units * new_total[mode] / old_total[mode]
-        if new:
+        if new or ours:
             return units
         return units * to(rho)
 
@@ -165,19 +174,25 @@ def main(argv: list[str]) -> int:
     if not paths:
         print(f"no traces in {HERE}", file=sys.stderr)
         return 2
+    for path in paths:
+        if not path.exists():
+            print(f"{path}: no such trace or run folder", file=sys.stderr)
+            return 2
     print("| trace | lines | wall | within ±20 %, printed | replayed | later stage counted by | "
           "ETA / time left at 10, 25, 50, 75 %: printed | replayed |")  # fmt: skip
     print("|---|---|---|---|---|---|---|---|")
     for path in paths:
-        run = committed_run(path)
-        for segment in P.read_trace(path):
+        run = path if (path / "manifest.json").is_file() else committed_run(path)
+        trace = path / "logs" / P.TRACE_NAME if path.is_dir() else path
+        for segment in P.read_trace(trace):
             events, how = rescaled(segment, run)
             rows = P.replay(events)
             if not rows:
                 continue
             printed = [(t, a) for t, a, _ in rows]
             model = [(t, b) for t, _, b in rows]
-            print(f"| {path.name.split('.')[0]} | {len(rows)} | {P.fmt_duration(rows[-1][0])} | "
+            name = run.name if path.is_dir() else path.name
+            print(f"| {name.split('.')[0]} | {len(rows)} | {P.fmt_duration(rows[-1][0])} | "
                   f"{P.within(printed):.0%} | {P.within(model):.0%} | {how} | "
                   f"{ratios(printed)} | {ratios(model)} |")  # fmt: skip
     return 0

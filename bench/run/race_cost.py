@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from statistics import fmean
 
 from bench.core.schema import Timing
+from bench.run.race import budget_rounds
 
 
 @dataclass(frozen=True)
@@ -52,51 +53,69 @@ def _mean(costs: list[Cost]) -> Cost:
     return Cost(fmean(c.fixed_s for c in costs), fmean(c.round_s for c in costs))
 
 
+def _twins(controls) -> int:
+    """The twin blocks a race times each round: one per control its strategies (and the A/A
+    cell, whose control is the base twin) are measured against."""
+    return max(1, len(set(controls)))
+
+
 @dataclass(frozen=True)
 class RaceCosts:
     """A mode's members' costs from its stage-0 records, per size."""
 
     members: dict  # (strategy, shape, role, size) -> Cost, averaged over processes
-    bases: dict  # size -> Cost of a race's base twin
+    bases: dict  # size -> Cost of a race's base twin (each twin block priced as the base's)
     unit_s: float  # the seconds these predict for an average stage-0 member
+    cell_seconds: float = 0.0  # the tier's seconds per pair of blocks (0: rounds as planned)
 
     @classmethod
-    def of(cls, timings: list[Timing], mode: str) -> RaceCosts | None:
+    def of(cls, timings: list[Timing], mode: str, cell_seconds: float = 0.0) -> RaceCosts | None:
         """None where the mode has no usable stage-0 race records."""
         mine = [t for t in timings if t.mode == mode and t.stage == 0 and t.race]
         seen: dict[tuple, list[Cost]] = {}
         bases: dict[int, list[Cost]] = {}
-        races: set[str] = set()
+        races: dict[str, list[Timing]] = {}
+        for t in mine:
+            races.setdefault(t.race, []).append(t)
         predicted = 0.0
         counted = 0
-        for t in mine:
-            cost = _cost(t.first_call_s, t.step_s, t.k, t.steps_run)
-            if cost is None:
-                continue
-            seen.setdefault((t.strategy, t.shape, t.role, t.batch_size), []).append(cost)
-            predicted += cost.seconds(len(t.step_s))
-            counted += 1
-            if t.race in races:
-                continue
-            races.add(t.race)  # one base twin a race: its first record says what it cost
-            base = _cost(t.control_first_call_s, t.race_base_s, t.k, t.steps_run)
+        for race in races.values():
+            for t in race:
+                cost = _cost(t.first_call_s, t.step_s, t.k, t.steps_run)
+                if cost is None:
+                    continue
+                seen.setdefault((t.strategy, t.shape, t.role, t.batch_size), []).append(cost)
+                predicted += cost.seconds(len(t.step_s))
+                counted += 1
+            first = race[0]  # every record of a race holds its base twin's rounds
+            base = _cost(first.control_first_call_s, first.race_base_s, first.k, first.steps_run)
             if base is not None:
-                bases.setdefault(t.batch_size, []).append(base)
-                predicted += base.seconds(len(t.race_base_s))
+                bases.setdefault(first.batch_size, []).append(base)
+                twins = _twins(t.control for t in race if t.role in ("update", "aa"))
+                predicted += twins * base.seconds(len(first.race_base_s))
         if not counted or predicted <= 0:
             return None
         return cls(
             {key: _mean(c) for key, c in seen.items()},
             {n: _mean(c) for n, c in bases.items()},
             predicted / counted,
+            cell_seconds,
         )
 
     def units(self, members, size: int, rounds: int) -> float | None:
-        """A race of ``members`` (``plan.Member``) at ``size`` over ``rounds`` rounds, in
+        """A race of ``members`` (``plan.Member``) at ``size`` over at most ``rounds`` rounds, in
         stage-0 members of this mode; None where a member or the base twin has no stage-0
-        record (the caller's fallback counts it)."""
+        record (the caller's fallback counts it). A race runs fewer rounds where they would take
+        longer than ``cell_seconds`` per pair of blocks (``race.budget_rounds``, at least 4): a
+        race of brn's largest size in launch_blocking, planned at 40, ran 4."""
         costs = [self.members.get((m.strategy, m.shape, m.role, size)) for m in members]
         base = self.bases.get(size)
         if not costs or base is None or any(c is None for c in costs):
             return None
-        return (sum(c.seconds(rounds) for c in costs) + base.seconds(rounds)) / self.unit_s
+        twins = _twins(m.control for m in members if m.role in ("update", "aa"))
+        if self.cell_seconds > 0:
+            round_s = sum(c.round_s for c in costs) + twins * base.round_s
+            blocks = len(members) + twins
+            rounds = budget_rounds(self.cell_seconds, blocks, round_s, 4, max(4, rounds))
+        seconds = sum(c.seconds(rounds) for c in costs) + twins * base.seconds(rounds)
+        return seconds / self.unit_s

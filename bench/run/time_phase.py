@@ -264,7 +264,7 @@ def later_stage(
     costs = {}
     for mode, todo in open_races(ctx, rec, cells, candidates).items():
         mine = _jobs(ctx, mode, process, stage, todo)
-        costs[mode] = RaceCosts.of(rec.timings, mode)
+        costs[mode] = RaceCosts.of(rec.timings, mode, ctx.plan.precision.cell_seconds)
         for job in mine:
             jobs.append(job)
             rounds = ctx.plan.precision.rounds
@@ -333,7 +333,7 @@ def _expect_later(ctx: RunContext, mode: str, cells: dict[str, list[Item]], cand
     races = todo.get(mode, [])
     if races:
         starts = _processes(ctx, mode, len(races))
-        costs = RaceCosts.of(rec.timings, mode)
+        costs = RaceCosts.of(rec.timings, mode, ctx.plan.precision.cell_seconds)
         work = sum(units(c, 1, ctx.plan.precision.rounds, costs) for c in races)
         ctx.progress.expect("time", mode, work, starts)
 

@@ -5,6 +5,7 @@ model is replayed as it was recorded, its guess on this checkout's share."""
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 from types import SimpleNamespace as NS
 
@@ -55,8 +56,8 @@ def _args(events, call):
 def test_a_trace_of_this_model_is_replayed_as_recorded():
     same = {"later_fixed": time_phase.LATER_FIXED, "later_share": time_phase.LATER_SHARE,
             "later_units": "records"}  # fmt: skip
-    events, how = eta_replay.rescaled(_segment(same), run=Path("/not/read"))
-    assert how == "records"
+    events, how = eta_replay.rescaled(_segment(same))  # its run not at hand
+    assert how == "as recorded"
     assert _args(events, "expect") == [8.0, 4.0]
     assert _args(events, "plan") == [10, 4.0]
     assert _args(events, "item_started") == [10, 4.0]
@@ -82,12 +83,12 @@ def test_a_records_trace_keeps_its_known_stage_and_rescales_only_its_guess(monke
     monkeypatch.setattr(time_phase, "LATER_SHARE", 0.5)
     note = {"later_fixed": time_phase.LATER_FIXED, "later_share": 0.75, "later_units": "records"}
     events, how = eta_replay.rescaled(_segment(note))
-    assert how == "records"
+    assert how == "as recorded"
     assert _args(events, "expect") == pytest.approx([8.0 * 0.5 / 0.75, 4.0])
     assert _args(events, "plan") == [10, 4.0] and _args(events, "item_started") == [10, 4.0]
 
 
-def test_an_older_trace_is_recounted_from_its_runs_records(monkeypatch):
+def test_an_older_trace_is_recounted_from_its_runs_records(monkeypatch, tmp_path):
     """The run's later race (file g-p2, its first race) is found in its records and counted as
     this checkout counts it; the known and planned stage follow the recount."""
     from bench.core.schema import Timing
@@ -106,7 +107,9 @@ def test_an_older_trace_is_recounted_from_its_runs_records(monkeypatch):
     monkeypatch.setattr(eta_replay.records, "Records", lambda run: NS(timings=timings))
     segment = _segment(None)
     segment[-1]["args"][0] = "/x/graph-p2.json"
-    events, how = eta_replay.rescaled(segment, run=Path("/run"))
+    manifest = {"plan": {"precision": {"cell_seconds": 0.0}}}  # rounds as planned
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    events, how = eta_replay.rescaled(segment, run=tmp_path)
     assert how == "records"
     new = (1.0 + 40 * 0.1) / 4.0  # the cheap member at 40 rounds, in stage-0 members
     assert _args(events, "item_started") == pytest.approx([10, new])

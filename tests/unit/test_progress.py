@@ -269,7 +269,7 @@ def test_when_a_modes_stage_zero_ends_its_next_stage_replaces_the_guess(monkeypa
     p = Progress(out=lambda _: None)
     p.expect("time", "graph", 50)
     p.expect("time", "jit_ast", 50)
-    plan = NS(precision=NS(stages=1, rounds=10), seed=0)
+    plan = NS(precision=NS(stages=1, rounds=10, cell_seconds=1.0), seed=0)
     modes = lambda m: NS(distribution=m == "pynative", race_per_process=m == "jit_ast")  # noqa: E731
     ctx = NS(plan=plan, progress=p, run=NS(path="/nowhere"), past_deadline=lambda: False,
              mode=modes)  # fmt: skip

@@ -84,6 +84,37 @@ def test_every_stage_zero_member_counts_one_unit_on_average():
     assert time_phase.units(race, 1, 10, costs) == pytest.approx(len(STAGE0))
 
 
+def test_a_race_of_slow_rounds_is_counted_at_the_rounds_its_budget_allows():
+    """A race runs at most ``cell_seconds`` per pair of blocks (``race.budget_rounds``, at least
+    4): brn's largest size in launch_blocking, planned at 40 rounds, ran 4, and the ETA counted
+    40 (109 units where 31 ran)."""
+    slow = [replace(t, step_s=[0.5] * 10, race_base_s=[0.5] * 10) for t in STAGE0]
+    race = Item("race", "race", "", "", batch_size=64, rounds=40,
+                members=(member("cheap"), member("other")))  # fmt: skip
+    budget = RaceCosts.of(slow, "graph", cell_seconds=1.0)
+    unbounded = RaceCosts.of(slow, "graph")
+    cheap = budget.members[("cheap", "x", "update", 64)]
+    # 3 blocks (two members, one twin) of 0.5 s a round; 1 s per pair of blocks: 1.5 s, 4 rounds
+    at4 = (2 * cheap.seconds(4) + budget.bases[64].seconds(4)) / budget.unit_s
+    assert budget.units(race.members, 64, 40) == pytest.approx(at4)
+    at40 = (2 * cheap.seconds(40) + budget.bases[64].seconds(40)) / budget.unit_s
+    assert unbounded.units(race.members, 64, 40) == pytest.approx(at40) and at40 > 3 * at4
+    fast = RaceCosts.of(STAGE0, "graph", cell_seconds=1.0)
+    # 1.5 s of budget over 0.15 s a round: 10 rounds, fewer than planned and more than 4
+    assert fast.units(race.members, 64, 40) == pytest.approx(
+        (2 * fast.members[("cheap", "x", "update", 64)].seconds(10) + fast.bases[64].seconds(10))
+        / fast.unit_s
+    )
+
+
+def test_each_control_a_race_measures_against_is_a_twin_block_a_round():
+    costs = RaceCosts.of(STAGE0, "graph")
+    one = (member("cheap"), member("other"))
+    two = (member("cheap"), replace(member("other"), control="control/other"))
+    base = costs.bases[64].seconds(10)
+    assert costs.units(two, 64, 10) - costs.units(one, 64, 10) == pytest.approx(base / costs.unit_s)
+
+
 def test_a_member_or_size_without_a_stage_zero_record_falls_back_to_the_member_count():
     costs = RaceCosts.of(STAGE0, "graph")
     unknown = Item("race", "race", "", "", batch_size=64, rounds=10,
@@ -125,7 +156,8 @@ def test_the_time_phase_counts_a_later_stage_by_its_records(monkeypatch):
     assert want != time_phase.units(race, 1, 10)  # the fallback would count it otherwise
     p = Progress(out=lambda _: None)
     job = NS(mode="graph", items=[race], stage=1, out="graph-p2.json", process=2)
-    ctx = NS(plan=NS(precision=NS(stages=1, rounds=10, processes=2), time_jobs=1, seed=0),
+    ctx = NS(plan=NS(precision=NS(stages=1, rounds=10, processes=2, cell_seconds=0.0),
+                     time_jobs=1, seed=0),
              progress=p, run=NS(path="/nowhere"), past_deadline=lambda: False,
              mode=lambda m: NS(distribution=False, race_per_process=False, concurrent=False),
              pool=lambda jobs, fn, n: [fn(j) for j in jobs])  # fmt: skip
