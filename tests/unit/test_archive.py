@@ -124,7 +124,7 @@ def test_reused_verdicts_are_stored_as_pointers_and_read_back_byte_for_byte(run_
     a, b = _two_runs(run_copy)
     copies = (b / "gate" / "graph.r0.reused.jsonl").read_bytes()
     archive.pack(a, targets={})
-    packed = archive.pack(b, targets={A: archive.gated_records(a)})
+    packed = archive.pack(b, targets={A: archive.held_records(a)})
     with tarfile.open(packed) as tar:
         names = tar.getnames()
         pointers = tar.extractfile(f"{B}/gate/graph.r0.reused.jsonl.pointers").read()
@@ -148,7 +148,7 @@ def test_a_copy_no_committed_run_holds_stays_inline(run_copy):
     one = b / "gate" / "graph.r0.reused.jsonl"
     one.write_text(one.read_text().splitlines()[0] + "\n" + '{"cache_key": "elsewhere"}\n')
     want = one.read_bytes()
-    packed = archive.pack(b, targets={A: archive.gated_records(a)})  # one held, one not
+    packed = archive.pack(b, targets={A: archive.held_records(a)})  # one held, one not
     with tarfile.open(packed) as tar:
         lines = tar.extractfile(f"{B}/gate/graph.r0.reused.jsonl.pointers").read().splitlines()
     assert [sorted(json.loads(t)) for t in lines[1:]] == [
@@ -163,7 +163,7 @@ def test_a_copy_no_committed_run_holds_stays_inline(run_copy):
 
 def test_a_pointer_to_a_missing_run_is_an_error_naming_it(run_copy, tmp_path, cache):
     a, b = _two_runs(run_copy)
-    archive.pack(b, targets={A: archive.gated_records(a)})
+    archive.pack(b, targets={A: archive.held_records(a)})
     shutil.rmtree(a)
     shutil.rmtree(b)
     with pytest.raises(archive.MissingRun, match=f"point to run {A}, which is not present"):
@@ -188,7 +188,7 @@ def test_a_pointer_to_a_missing_run_is_an_error_naming_it(run_copy, tmp_path, ca
 
 def test_a_pointer_whose_record_changed_is_refused(run_copy):
     a, b = _two_runs(run_copy)
-    archive.pack(b, targets={A: archive.gated_records(a)})
+    archive.pack(b, targets={A: archive.held_records(a)})
     shutil.rmtree(b)
     path = a / "gate" / "graph.r0.p0.jsonl"
     path.write_text(path.read_text().replace('"works"', '"incorrect"'))
@@ -203,3 +203,65 @@ def test_every_committed_archive_reads_and_its_pointers_resolve():
     for packed in found:
         folder = archive.extracted(packed)
         assert (folder / "manifest.json").is_file() and folder.name == archive.run_id_of(packed)
+
+
+C = "20260101T000002Z-cccc"
+Z = "20250101T000000Z-zzzz"  # a run that was not committed
+
+
+def _copies_of_an_uncommitted_run(run_copy):
+    """Runs A, B and C that each reused the same verdicts from run Z, never committed."""
+    a, b = _two_runs(run_copy)
+    records = [
+        json.loads(t) for t in (b / "gate" / "graph.r0.reused.jsonl").read_text().splitlines()
+    ]
+    text = "".join(json.dumps({**r, "reused": Z}) + "\n" for r in records)
+    c = a.parent / C
+    shutil.copytree(b, c)
+    for run in (a, b, c):
+        for path in sorted((run / "gate").glob("graph.*.jsonl")):
+            path.unlink()
+        (run / "gate" / "graph.r0.reused.jsonl").write_text(text)
+    return a, b, c
+
+
+def _pointer_runs(packed, run_id):
+    with tarfile.open(packed) as tar:
+        name = f"{run_id}/gate/graph.r0.reused.jsonl.pointers"
+        if name not in tar.getnames():
+            return None
+        lines = tar.extractfile(name).read().decode().splitlines()[1:]
+    return {json.loads(t).get("run") for t in lines}
+
+
+def test_a_copy_of_an_uncommitted_run_is_kept_whole_once_and_later_runs_point_to_it(run_copy):
+    """The clip references and back-to-back runs each held a whole copy of run 72d0's verdicts
+    (0.13 MB of each archive): the earliest committed copy stays whole, the later point to it."""
+    a, b, c = _copies_of_an_uncommitted_run(run_copy)
+    want = {run.name: _files(run) for run in (a, b, c)}
+    held = {run.name: archive.held_records(run) for run in (a, b, c)}
+    first = archive.pack(a, targets={B: held[B], C: held[C]})  # only later runs hold it
+    assert _pointer_runs(first, A) is None  # whole: a later copy may become pointers
+    later = archive.pack(c, targets={A: held[A], B: held[B]})
+    assert _pointer_runs(later, C) == {A}  # the earliest copy, by run id
+    middle = archive.pack(b, targets={A: held[A], C: held[C]})
+    assert _pointer_runs(middle, B) == {A}
+    for run in (a, b, c):
+        shutil.rmtree(run)
+    got = {run.name: _files(run) for run in paths.runs(run_copy.parent)}
+    assert got == want  # every copy reads back byte for byte
+
+
+def test_a_copy_another_archive_points_to_stays_whole_when_packed_again(run_copy, monkeypatch):
+    a, b, c = _copies_of_an_uncommitted_run(run_copy)
+    archive.pack(b, targets={})
+    archive.pack(c, targets={B: archive.held_records(b)})  # C points to B's copy
+    raw = run_copy.parent
+    monkeypatch.setattr(paths, "RESULTS_DIR", raw.parent)
+    _, named = archive.committed(exclude=B)
+    assert (B, "gate/graph.r0.reused.jsonl") in named
+    # packed again with A committed too: A's earlier copy would do, but C points to B's
+    archive.pack(a, targets={})
+    again = archive.pack(b)
+    assert _pointer_runs(again, B) is None
+    assert _pointer_runs(archive.pack(b, keep=set()), B) == {A}  # what the guard prevents
