@@ -19,10 +19,11 @@ import functools
 import json
 import lzma
 import math
+import os
 import sys
 import threading
 import time
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from bench.measured.modes import GRAPH, JIT_AST, JIT_BYTECODE, PYNATIVE, PYNATIVE_BLOCKING
 
@@ -154,8 +155,14 @@ def _traced(method):
 
 
 def _plain(value):
-    """A call's argument as the trace keeps it: a worker (a job's path) by its name."""
-    return value if value is None or isinstance(value, (str, int, float)) else str(value)
+    """A call's argument as the trace keeps it: a worker (a job's path) by its folder and file
+    (``timing/graph-p0.json``: a committed trace names no machine's folders)."""
+    if value is None or isinstance(value, (int, float)):
+        return value
+    text = str(value)
+    if "/" in text or os.sep in text:
+        return "/".join(PurePath(text).parts[-2:])
+    return text
 
 
 class Progress:

@@ -122,3 +122,14 @@ def test_a_trace_names_its_committed_run():
     found = eta_replay.committed_run(Path(name))
     assert found is not None and found.name == "20261207T150838Z-7dc6"
     assert eta_replay.committed_run(Path("20000101T000000Z-0000-clip.jsonl.xz")) is None
+
+
+def test_the_committed_traces_name_no_machines_folders():
+    traces = sorted(eta_replay.HERE.glob("*.jsonl.xz"))
+    assert traces
+    for trace in traces:
+        for segment in eta_replay.P.read_trace(trace):
+            named = {
+                e["args"][0] for e in segment if e["call"] in ("item_started", "item_recorded")
+            }
+            assert named and all(name.count("/") == 1 for name in named), trace.name

@@ -466,3 +466,21 @@ def test_the_trace_notes_the_units_a_later_stage_was_counted_in(clock, tmp_path)
     assert notes == [{"t": 0.0, "call": "note", "later_fixed": time_phase.LATER_FIXED,
                       "later_share": time_phase.LATER_SHARE, "later_units": "records"}]  # fmt: skip
     assert [r[1] for r in P.replay(P.read_trace(trace)[0])] == []  # a note is not a call
+
+
+def test_a_trace_names_a_worker_by_its_folder_and_file_only(clock, tmp_path):
+    """Committed traces (findings/eta/) named the machine's folders of their runs."""
+    trace = tmp_path / P.TRACE_NAME
+    p = Progress(out=lambda _: None, trace=trace)
+    who = tmp_path / "raw" / "20260101T000000Z-aaaa" / "timing" / "graph-p0.json"
+    p.plan("time", "graph", 2)
+    p.item_started(who, "time", "graph", 2)
+    clock[0] += 3.0
+    p.item_recorded(who)
+    p.line("x")
+    events = P.read_trace(trace)[0]
+    named = [e["args"][0] for e in events if e["call"] in ("item_started", "item_recorded")]
+    assert named == ["timing/graph-p0.json"] * 2
+    assert str(tmp_path) not in trace.read_text()
+    (row,) = P.replay(events)
+    assert row[1] == pytest.approx(row[2], abs=1e-3)  # the worker is the same one replayed
