@@ -12,10 +12,9 @@ fit both. On the later stages of the traces of 270094e (``findings/eta/``) it co
 Here each member's stage-0 records give what it costs: a part that does not grow with the
 rounds (its first call, which compiles it, and the steps that warmed it up and sized its
 blocks) and one round's block. A later race's units are the seconds these predict for its
-members and base twin at its rounds, over what they predict for an average stage-0 member of the
-mode. On the same runs' records this counted brn's later stages at 0.87-1.10 of what they ran,
-the two-strategy runs' at 0.93-1.07 and clip's at 0.73-0.97 (per mode; the later races' own
-overhead is not in the records).
+members and twins at the rounds it will run, over what they predict for an average stage-0
+member of the mode. Per mode, this counted the later stages of those six runs at 0.83-1.07 of
+what they ran (0.76-1.44 before), and those of seven runs of 2026-12-07's evening at 0.84-1.20.
 """
 
 from __future__ import annotations
