@@ -61,16 +61,17 @@ def _later_items(segment: list[dict]) -> dict[int, tuple[str, str, int]]:
     return out
 
 
-def recounted(segment: list[dict], run: Path) -> dict[int, float]:
-    """{index of a later race's item_started: its units counted from the run's records as this
-    checkout would have counted them when the race was planned (its members, the rounds it was
-    planned at, the run's seconds per pair of blocks)}; a race whose records are not found is
-    left out."""
+def recounted(segment: list[dict], run: Path, later: dict | None = None) -> dict[int, float]:
+    """{index of a later race's item_started (``later``: ``_later_items``): its units counted
+    from the run's records as this checkout would have counted them when the race was planned
+    (its members, the rounds it was planned at, the run's seconds per pair of blocks)}; a race
+    whose records are not found is left out."""
     timings = records.Records(run).timings
     manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
     cell_seconds = manifest["plan"]["precision"].get("cell_seconds", 0.0)
     costs, out = {}, {}
-    for i, (mode, name, place) in _later_items(segment).items():
+    later = _later_items(segment) if later is None else later
+    for i, (mode, name, place) in later.items():
         parts = Path(name).stem.split("-")  # mode-p2 or mode-p2-N64
         process = int(parts[1][1:])
         size = int(parts[2][1:]) if len(parts) > 2 else None
@@ -93,17 +94,19 @@ def recounted(segment: list[dict], run: Path) -> dict[int, float]:
 
 def rescaled(segment: list[dict], run: Path | None = None) -> tuple[list[dict], str]:
     """The segment's events with the later stage in this checkout's units, and the model it
-    is replayed on (``records``, or ``fallback`` where an older trace's run is not at hand)."""
+    is replayed on: ``records`` (recounted from its run), ``as recorded`` (a trace of this
+    model whose run is not at hand), ``fallback`` (an older one's), or ``no later stage``."""
     was = next((e for e in segment if e["call"] == "note"), BEFORE)
     fixed, share = time_phase.LATER_FIXED, time_phase.LATER_SHARE
     to = lambda rho: member(fixed, rho) / member(was["later_fixed"], rho)  # noqa: E731
     ours = was.get("later_units") == "records"
-    new = {} if run is None else recounted(segment, run)
+    later_items = _later_items(segment)
+    new = {} if run is None else recounted(segment, run, later_items)
     model = "records" if new else "as recorded" if ours else "fallback"
-    if not _later_items(segment):
+    if not later_items:
         model = "no later stage"
     old_total, new_total = {}, {}  # per mode: the later races' units as recorded, and again
-    for i, (mode, _, _) in _later_items(segment).items():
+    for i, (mode, _, _) in later_items.items():
         if i in new:
             old_total[mode] = old_total.get(mode, 0.0) + segment[i]["args"][3]
             new_total[mode] = new_total.get(mode, 0.0) + new[i]
@@ -183,8 +186,7 @@ def main(argv: list[str]) -> int:
     print("|---|---|---|---|---|---|---|---|")
     for path in paths:
         run = path if (path / "manifest.json").is_file() else committed_run(path)
-        trace = path / "logs" / P.TRACE_NAME if path.is_dir() else path
-        for segment in P.read_trace(trace):
+        for segment in P.read_trace(P.trace_of(path)):
             events, how = rescaled(segment, run)
             rows = P.replay(events)
             if not rows:

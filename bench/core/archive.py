@@ -163,12 +163,17 @@ def _held(run: Path) -> dict[str, list[str]]:
     return _held_in(str(run.resolve()), stat.st_size, stat.st_mtime_ns)
 
 
+def _pointer_lines(data: bytes) -> list[dict]:
+    """A pointer file's lines: its head (the sha256), then one per copy."""
+    return [json.loads(t) for t in data.decode().splitlines()]
+
+
 def resolve_pointers(files: dict[str, bytes], archive: Path) -> dict[str, bytes]:
     """``files`` with each ``*.pointers`` file replaced by the copies it points to."""
     out = {k: v for k, v in files.items() if not k.endswith(POINTERS)}
     gated: dict[str, dict[str, list[str]]] = {}
     for rel in sorted(k for k in files if k.endswith(POINTERS)):
-        head, *body = [json.loads(t) for t in files[rel].decode().splitlines()]
+        head, *body = _pointer_lines(files[rel])
         lines = []
         for n, line in enumerate(body, 2):
             if "inline" in line:  # a copy no committed run holds
@@ -353,16 +358,9 @@ def committed(exclude: str = "") -> tuple[dict[str, dict], set[tuple[str, str]]]
         files = _members(archive)
         targets[run_id_of(archive)] = held_records(archive, files)
         for rel in (k for k in files if k.endswith(POINTERS)):
-            for text in files[rel].decode(errors="replace").splitlines()[1:]:
-                line = json.loads(text)
-                if "run" in line:
-                    named.add((line["run"], line["file"]))
+            _, *body = _pointer_lines(files[rel])
+            named.update((line["run"], line["file"]) for line in body if "run" in line)
     return targets, named
-
-
-def committed_targets(exclude: str = "") -> dict[str, dict[tuple[str, int], dict]]:
-    """{run id: held records} of every archived run under ``results/`` but ``exclude``."""
-    return committed(exclude)[0]
 
 
 def pack(

@@ -353,6 +353,11 @@ WITHIN = 0.2  # the ETA should hold to ±20 % of the time left (issue 52)
 TAIL = 0.1  # the last tenth of a run is left out: seconds left there make any error large
 
 
+def trace_of(path: Path) -> Path:
+    """The trace of ``path``: a run folder's ``logs/progress.jsonl``, else ``path`` itself."""
+    return path / "logs" / TRACE_NAME if path.is_dir() else path
+
+
 def read_trace(path: Path) -> list[list[dict]]:
     """A trace's segments, one per ``Progress`` (a resumed run appends another); ``.xz``: one
     kept compressed."""
@@ -439,7 +444,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(stop.code or 0)
     rates = args.rates
     for path in args.paths:
-        trace = path / "logs" / TRACE_NAME if path.is_dir() else path
+        trace = trace_of(path)
         if not trace.is_file():
             print(
                 f"{path}: no {TRACE_NAME} (a run made before the trace was kept)", file=sys.stderr
