@@ -93,7 +93,13 @@ class Cell:
         ``het``: the between-process variance of such head-to-head ratios (default: the
         cell's own, of subject over twin)."""
         tau2, df = (het.tau2, het.tau2_df) if het else (self.tau2, self.tau2_df)
-        return cellstats.estimate(self.versus_groups(other), other.step_s, tau2, df)
+        # kept per rival: ``rank`` asks for each pair at two levels, ``open_cells`` and the
+        # standings rank again, and a cell's timings do not change once analysed
+        seen = self.__dict__.setdefault("_versus", {})
+        key = (other.id, tau2, df)
+        if key not in seen:
+            seen[key] = cellstats.estimate(self.versus_groups(other), other.step_s, tau2, df)
+        return seen[key]
 
     @property
     def rounds(self) -> int:

@@ -58,6 +58,33 @@ def test_the_cut_is_scipys_and_the_variance_yuens(n):
     assert p.variance == pytest.approx(np.var(w, ddof=1) * (n - 1) / (h * (h - 1)))
 
 
+@pytest.mark.parametrize("n", [1, 2, 7, 8, 9, 15, 16, 17, 40, 127, 128, 129, 136, 300, 1000])
+def test_the_plain_float_sums_are_numpys_bit_for_bit(n):
+    """``numpy_sum`` adds in NumPy's order, so a process's trimmed mean and variance are exactly
+    what ``np.mean`` and ``np.var`` of the same cut give (committed pages print their digits):
+    below 8, from 8 to 128 (eight partial sums) and above (halves)."""
+    rng = np.random.default_rng(n)
+    for scale in (1e-4, 1.0, 1e3):
+        x = rng.standard_t(3, n) * scale + rng.normal()
+        assert cellstats.numpy_sum(x.tolist()) == float(np.add.reduce(x))
+        p = cellstats.Process(tuple(x.tolist()))
+        g = int(0.2 * n)
+        w = np.sort(x)
+        assert p.center == float(np.mean(w[g : n - g]))
+        if p.df >= 1:
+            w[:g], w[n - g :] = w[g], w[n - g - 1]
+            h = n - 2 * g
+            assert p.variance == float(np.var(w, ddof=1)) * (n - 1) / (h * (h - 1))
+
+
+def test_a_sum_in_another_order_is_told_apart():
+    """The check above can fail: a plain left-to-right sum differs from NumPy's in the last bits
+    of many arrays of 9 or more."""
+    rng = np.random.default_rng(0)
+    xs = [rng.standard_t(3, 40) for _ in range(50)]
+    assert any(sum(x.tolist(), -0.0) != float(np.add.reduce(x)) for x in xs)
+
+
 def test_one_process_has_a_t_interval_on_its_own_degrees_of_freedom():
     """Three rounds: a mean, its standard error, and t with 2 degrees of freedom (4.303)."""
     logs = np.log([1.00, 1.02, 1.04])

@@ -330,3 +330,20 @@ def test_a_later_process_reuses_the_writers_k_not_a_layout_twins():
     layout = replace(writer, strategy="control", shape="vector", role="layout", k=2)
     for order in ([writer, layout], [layout, writer]):
         assert time_phase._ks(order)[("graph", RACE, RACE, 1024)] == writer.k == 8
+
+
+def test_a_head_to_head_estimate_is_kept_per_rival_and_between_process_variance():
+    """``Cell.versus`` keeps each estimate (``rank`` asks for a pair several times): asked again
+    it is the same, but a τ² or a rival of its own gives its own."""
+    timings = [
+        member(s, 1, step, 1e-3, 1e-3, p, seed=7 * p + i)
+        for i, (s, step) in enumerate((("a", 1.0e-3), ("b", 1.03e-3), ("c", 1.1e-3)))
+        for p in range(2)
+    ]
+    m = _mode(timings, sizes=(1,))
+    a, b, c = (m.candidates[s][1] for s in "abc")
+    het = m.paired_heterogeneity
+    assert a.versus(b, het) is a.versus(b, het)
+    wider = a.versus(b, analysis.cellstats.Heterogeneity(0.01, 0.0, 1, 1))
+    assert wider.tau2 == 0.01 and wider.halfwidth > a.versus(b, het).halfwidth
+    assert a.versus(c, het).log_ratio < a.versus(b, het).log_ratio < 0
