@@ -71,8 +71,9 @@ WARM_PROCESS_START = 1.0
 # timed from a process's first record to its last on 2026-12-06; they were 9-28 % low, and a brn
 # run's ETA said 0.77-0.80 of the time left in its first third (6417). EMA's and the KV cache's
 # are still those older ones (ema 3 runs, kvcache 2; e.g. ema graph 1.19 s against the clip's
-# 0.72 s): no trace of theirs is kept. A workload not listed (one a user adds) starts from the
-# clip's rates and is scaled as it runs.
+# 0.72 s). Their traced runs of 2026-12-07 (9f7d, 0efb) ran at 0.98-1.37 and 0.64-1.01 of them,
+# on an evening when brn ran 1.0-1.5 times its morning's: one evening run does not set them. A
+# workload not listed (one a user adds) starts from the clip's rates and is scaled as it runs.
 WORKLOADS = {
     "brn": {
         GRAPH: 1.73,

@@ -160,12 +160,25 @@ def units(
 # strategies) of it; brn's later members cost less than their units (``LATER_FIXED``), and its
 # two runs replay better at 0.75 (87 and 73 % of lines within +-20 %) than at 1 (56 and 47 %).
 LATER_SHARE = 0.75
+# EMA's and the KV cache's stage 0 decides far more: their traced default runs of 2026-12-07
+# (fbaea80: ema 9f7d, kvcache 0efb) raced 0.12 and 0.20 of the bound again, and at 0.75 their ETA
+# said 1.3-1.5 times the time left (15 % and 7 % of lines within +-20 %). Their candidates differ
+# by more than the margin more often, so fewer comparisons stay open. One run each chose these.
+LATER_SHARES = {"ema": 0.12, "kvcache": 0.2}
 
 
-def later_guess(precision, distribution: bool, races: int, open_members: int) -> float:
+def later_share(workload: str) -> float:
+    """The share of the bound a workload's later stage is guessed at (``LATER_SHARES``, else
+    ``LATER_SHARE``: the clip's and brn's, and a workload a user adds)."""
+    return LATER_SHARES.get(workload, LATER_SHARE)
+
+
+def later_guess(
+    precision, distribution: bool, races: int, open_members: int, share: float = LATER_SHARE
+) -> float:
     """The units a mode's later stage is guessed at until its stage 0 ends (``_expect_later``
-    replaces the guess): ``LATER_SHARE`` of a bound, each of its ``races`` again with the
-    ``open_members`` that may stay undecided (the candidates the answer is chosen from) and the
+    replaces the guess): ``share`` (``later_share``) of a bound, each of its ``races`` again with
+    the ``open_members`` that may stay undecided (the candidates the answer is chosen from) and the
     A/A cell, at the tier's most rounds (stage 1 of the clip's runs of 2026-12-07 raced every size
     of every compiled mode, mostly at ``max_rounds``). Nothing where the tier has no later stage,
     where the mode is timed as a distribution, or where fewer than two candidates leave nothing to
@@ -175,7 +188,7 @@ def later_guess(precision, distribution: bool, races: int, open_members: int) ->
     if open_members < (1 if precision.target else 2):
         return 0.0
     member = LATER_FIXED + (1 - LATER_FIXED) * precision.max_rounds / precision.rounds
-    return LATER_SHARE * races * (open_members + 1) * member
+    return share * races * (open_members + 1) * member
 
 
 def _open_members(item: Item, names) -> int:
@@ -192,7 +205,8 @@ def expect_timing(ctx: RunContext, gated=None, candidates=None) -> None:
     and, in a full run of a tier that times them, the layout twins; its later stage at the
     mode's ``candidates`` (``{mode: names}``; None: every working strategy)."""
     precision = ctx.plan.precision
-    ctx.progress.note(later_fixed=LATER_FIXED, later_share=LATER_SHARE, later_units="records")
+    share = later_share(ctx.plan.workload)
+    ctx.progress.note(later_fixed=LATER_FIXED, later_share=share, later_units="records")
     ctx.progress.settle("time")
     layouts = len(ctx.workload.layout_twins()) if precision.layout_cells and ctx.full else 0
     for mode in ctx.plan.modes:
@@ -205,7 +219,7 @@ def expect_timing(ctx: RunContext, gated=None, candidates=None) -> None:
         names = (candidates or {}).get(mode)
         open_members = len(working if names is None else working & set(names))
         sizes = len(ctx.plan.batch_sizes)
-        later = later_guess(precision, ctx.mode(mode).distribution, sizes, open_members)
+        later = later_guess(precision, ctx.mode(mode).distribution, sizes, open_members, share)
         starts = (precision.processes + (later > 0)) * _processes(ctx, mode, sizes)
         ctx.progress.expect("time", mode, members * sizes * precision.processes + later, starts)
 
@@ -221,11 +235,11 @@ def _plan_stage_zero(ctx: RunContext, cells: dict[str, list[Item]], candidates=N
             if todo:
                 starts = _processes(ctx, mode, len(todo))
                 ctx.progress.plan("time", mode, sum(units(c) for c in todo), starts)
-    precision = ctx.plan.precision
+    precision, share = ctx.plan.precision, later_share(ctx.plan.workload)
     for mode, items in cells.items():  # a later stage, guessed from the candidates
         names = (candidates or {}).get(mode)
         open_members = max((_open_members(c, names) for c in items), default=0)
-        later = later_guess(precision, ctx.mode(mode).distribution, len(items), open_members)
+        later = later_guess(precision, ctx.mode(mode).distribution, len(items), open_members, share)
         if later:
             ctx.progress.expect("time", mode, later, _processes(ctx, mode, len(items)))
 

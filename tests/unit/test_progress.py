@@ -125,6 +125,24 @@ def test_a_later_stage_is_guessed_at_its_candidates_and_most_rounds():
     assert one == pytest.approx(share * 2 * 2 * (fixed + (1 - fixed) * 200 / 20))
 
 
+def test_a_workload_whose_stage_0_decides_more_guesses_a_smaller_later_stage():
+    """EMA's and the KV cache's later stages raced 0.12 and 0.20 of the bound, the clip's and
+    brn's about 0.7: each workload's guess is its own share of the same bound, and a workload a
+    user adds gets the clip's."""
+    from bench.run import time_phase
+    from bench.run.plan import TIERS
+
+    default = TIERS["default"]
+    bound = time_phase.later_guess(default, False, 3, 4, share=1.0)
+    for workload in ("clip", "brn", "ema", "kvcache", "mine"):
+        share = time_phase.later_share(workload)
+        assert 0 < share <= 1
+        assert time_phase.later_guess(default, False, 3, 4, share) == pytest.approx(share * bound)
+    assert time_phase.later_share("mine") == time_phase.later_share("clip")
+    assert time_phase.later_share("ema") < time_phase.later_share("kvcache") < 0.5
+    assert time_phase.later_share("brn") > 0.5
+
+
 def test_the_quick_tier_counts_its_own_rates_and_process_starts():
     """A quick member costs a fraction of a default one (fewer, shorter blocks): with the
     default's rates the ETA of a 50 s quick run said 2-4 times the time left."""
@@ -163,6 +181,7 @@ def test_after_the_gate_a_race_is_expected_at_the_strategies_that_work_there():
     expect_timing(ctx, gated)
     assert p.expected == {("time", "graph"): 3, ("time", "pynative"): 2}
     # the default tier adds a later stage where two candidates or more can stay undecided
+    from bench.run import time_phase
     from bench.run.time_phase import later_guess
 
     default = TIERS["default"]
@@ -178,6 +197,12 @@ def test_after_the_gate_a_race_is_expected_at_the_strategies_that_work_there():
     expect_timing(ctx, gated, {"graph": {"a"}, "pynative": {"a"}})  # one candidate: none
     assert p.expected[("time", "graph")] == stage0
     assert p.expected_starts[("time", "graph")] == default.processes
+    # EMA's later stage is guessed at its own share of the bound
+    ctx.plan = NS(**{**vars(ctx.plan), "workload": "ema"})
+    expect_timing(ctx, gated, {"graph": {"a", "b"}, "pynative": {"a"}})
+    ema = later_guess(default, False, 1, 2, time_phase.later_share("ema"))
+    assert ema < later_guess(default, False, 1, 2)
+    assert p.expected[("time", "graph")] == pytest.approx(stage0 + ema)
 
 
 def test_a_mode_not_yet_seen_runs_as_slow_against_the_model_as_the_others_did(clock):
