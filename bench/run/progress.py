@@ -69,11 +69,15 @@ WARM_PROCESS_START = 1.0
 # time rates are) in the traced brn runs 4cdc and 1ded (270094e, 2026-12-07), over ``MODEL``'s.
 # The numbers before (graph 1.53, ast 1.51, bytecode 2.31, pynative 1.33, blocking 1.66) were
 # timed from a process's first record to its last on 2026-12-06; they were 9-28 % low, and a brn
-# run's ETA said 0.77-0.80 of the time left in its first third (6417). EMA's and the KV cache's
-# are still those older ones (ema 3 runs, kvcache 2; e.g. ema graph 1.19 s against the clip's
-# 0.72 s). Their traced runs of 2026-12-07 (9f7d, 0efb) ran at 0.98-1.37 and 0.64-1.01 of them,
-# on an evening when brn ran 1.0-1.5 times its morning's: one evening run does not set them. A
-# workload not listed (one a user adds) starts from the clip's rates and is scaled as it runs.
+# run's ETA said 0.77-0.80 of the time left in its first third (6417). EMA's are still older
+# ones of that kind (3 runs; e.g. ema graph 1.19 s against the clip's 0.72 s). The KV cache's
+# are its two traced default runs' stage-0 seconds per member
+# over ``MODEL``'s (0efb and 6d53, 2026-12-07 evening, as brn's): graph 1.66 and 1.53, ast 1.70
+# and 1.67, bytecode 1.04 and 1.08, pynative 1.86 and 1.44, launch_blocking 2.77 and 2.65; the
+# older ones (1.83, 2.7, 1.03, 1.99, 3.43) kept its ETA at 1.2-1.5 times the time left. EMA's
+# traced run (9f7d) ran at 0.98-1.37 of its older ones, and its ETA held 89 % of its lines in the
+# run after (020e): kept. A workload not listed (one a user adds) starts from the clip's rates
+# and is scaled as it runs.
 WORKLOADS = {
     "brn": {
         GRAPH: 1.73,
@@ -84,11 +88,11 @@ WORKLOADS = {
     },
     "ema": {GRAPH: 1.65, PYNATIVE: 2.09, PYNATIVE_BLOCKING: 1.74, JIT_AST: 1.6, JIT_BYTECODE: 2.56},
     "kvcache": {
-        GRAPH: 1.83,
-        PYNATIVE: 1.99,
-        PYNATIVE_BLOCKING: 3.43,
-        JIT_AST: 2.7,
-        JIT_BYTECODE: 1.03,
+        GRAPH: 1.6,
+        PYNATIVE: 1.65,
+        PYNATIVE_BLOCKING: 2.71,
+        JIT_AST: 1.69,
+        JIT_BYTECODE: 1.06,
     },
 }
 # How many model-seconds of finished work weigh as much as the model itself in ``scale``: a
