@@ -97,8 +97,8 @@ def rescaled(segment: list[dict], run: Path | None = None) -> tuple[list[dict], 
     is replayed on: ``records`` (recounted from its run), ``as recorded`` (a trace of this
     model whose run is not at hand), ``fallback`` (an older one's), or ``no later stage``."""
     was = next((e for e in segment if e["call"] == "note"), BEFORE)
-    init = segment[0] if segment and segment[0]["call"] == "init" else {}
-    fixed, share = time_phase.LATER_FIXED, time_phase.later_share(init.get("workload", ""))
+    workload = P.init_of(segment).get("workload", "")
+    fixed, share = time_phase.LATER_FIXED, time_phase.later_share(workload)
     to = lambda rho: member(fixed, rho) / member(was["later_fixed"], rho)  # noqa: E731
     ours = was.get("later_units") == "records"
     later_items = _later_items(segment)

@@ -64,20 +64,21 @@ MODEL = {
 PROCESS_START = 6.0
 WARM_PROCESS_START = 1.0
 
-# A workload's member of a race against the clip's, per mode. brn's: its stage-0 seconds per
-# member (the p0 and p1 workers of `python -m bench.run.progress --rates`, timed as ``MODEL``'s
-# time rates are) in the traced brn runs 4cdc and 1ded (270094e, 2026-12-07), over ``MODEL``'s.
-# The numbers before (graph 1.53, ast 1.51, bytecode 2.31, pynative 1.33, blocking 1.66) were
-# timed from a process's first record to its last on 2026-12-06; they were 9-28 % low, and a brn
-# run's ETA said 0.77-0.80 of the time left in its first third (6417). EMA's are still older
-# ones of that kind (3 runs; e.g. ema graph 1.19 s against the clip's 0.72 s). The KV cache's
-# are its two traced default runs' stage-0 seconds per member
-# over ``MODEL``'s (0efb and 6d53, 2026-12-07 evening, as brn's): graph 1.66 and 1.53, ast 1.70
-# and 1.67, bytecode 1.04 and 1.08, pynative 1.86 and 1.44, launch_blocking 2.77 and 2.65; the
-# older ones (1.83, 2.7, 1.03, 1.99, 3.43) kept its ETA at 1.2-1.5 times the time left. EMA's
-# traced run (9f7d) ran at 0.98-1.37 of its older ones, and its ETA held 89 % of its lines in the
-# run after (020e): kept. A workload not listed (one a user adds) starts from the clip's rates
-# and is scaled as it runs.
+# A workload's member of a race against the clip's, per mode. brn's and the KV cache's are
+# their stage-0 seconds per member (the p0 and p1 workers of `python -m bench.run.progress
+# --rates`, timed as ``MODEL``'s time rates are) over ``MODEL``'s.
+# - brn: its traced runs 4cdc and 1ded (270094e, 2026-12-07). The numbers before (graph 1.53, ast
+#   1.51, bytecode 2.31, pynative 1.33, blocking 1.66) were timed from a process's first record
+#   to its last on 2026-12-06; they were 9-28 % low, and a brn run's ETA said 0.77-0.80 of the
+#   time left in its first third (6417).
+# - kvcache: the mean of its traced runs 0efb and 6d53 (2026-12-07 evening): graph 1.66 and
+#   1.53, ast 1.70 and 1.67, bytecode 1.04 and 1.08, pynative 1.86 and 1.44, launch_blocking
+#   2.77 and 2.65. The older ones (1.83, 2.7, 1.03, 1.99, 3.43) kept its ETA at 1.2-1.5 times the
+#   time left.
+# - ema: still the older kind (3 runs of 2026-12-06; e.g. ema graph 1.19 s against the clip's
+#   0.72 s). Its traced run 9f7d ran at 0.98-1.37 of them, and its ETA held 89 % of its lines in
+#   the run after (020e): kept.
+# A workload not listed (one a user adds) starts from the clip's rates and is scaled as it runs.
 WORKLOADS = {
     "brn": {
         GRAPH: 1.73,
@@ -386,10 +387,15 @@ def read_trace(path: Path) -> list[list[dict]]:
     return segments
 
 
+def init_of(segment: list[dict]) -> dict:
+    """A segment's ``init`` event (its parallelism, tier and workload), or {} without one."""
+    return segment[0] if segment and segment[0]["call"] == "init" else {}
+
+
 def replay(segment: list[dict], make=Progress) -> list[tuple[float, float, float]]:
     """(seconds since the start, the ETA the run printed, the ETA ``make``'s model gives) at each
     line of one segment: its calls are made again, in order, on a clock set to their times."""
-    init = segment[0] if segment and segment[0]["call"] == "init" else {}
+    init = init_of(segment)
     now = [0.0]
     progress = make(
         out=lambda _: None,
