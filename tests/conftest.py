@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,13 @@ from bench.core.paths import ROOT
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 RUN = FIXTURES / "runs" / "complete"
+
+# A shell starts a background job (`nox -s tests &`) with SIGINT ignored, and every process it
+# starts inherits that. The tests that press Ctrl-C on purpose would then wait for a run that
+# cannot be interrupted, and fail after minutes. A handled signal is reset on exec, so the
+# processes the tests start get SIGINT back; a user's own run is left as its shell started it.
+if os.name != "nt" and signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_collection_modifyitems(config, items):
