@@ -28,7 +28,7 @@ from bench.core.portable import portable_path
 from bench.core.rundir import new_run_id
 from bench.core.schema import RunStatus
 from bench.measured import discovery, modes, workloads
-from bench.run import runner, shard
+from bench.run import shard
 from bench.run.plan import TIERS, Plan
 
 
@@ -286,6 +286,10 @@ def _run(
         f"{' (gate only)' if plan.gate_only else ''} -> {run_dir}; report: {where}",
         flush=True,
     )
+    # here, not at the top: the harness imports SciPy (about 1 s), and a bad argument, --help or
+    # --list answers before that
+    from bench.run import runner
+
     status = runner.run(
         run_dir,
         plan,
