@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import special
 
 from bench.core.margin import OLD_REL, Margin  # noqa: F401 - re-exported: the decisions' margin
 
@@ -256,6 +256,8 @@ class Heterogeneity:
     @property
     def p(self) -> float:
         """P(Q this large | one speed for every process): small means processes disagree."""
+        from scipy import stats  # here: importing scipy.stats takes about 1 s (its docstrings)
+
         return float(stats.chi2.sf(self.q, self.df)) if self.df else math.nan
 
     def describe(self) -> str:
@@ -282,6 +284,8 @@ def heterogeneity(cells) -> Heterogeneity:
         high = 1e-4
         while q_of(high) > df and high < 1e3:
             high *= 10
+        from scipy import optimize  # here: a process that analyses nothing skips its 0.4 s
+
         tau2 = float(optimize.brentq(lambda t: q_of(t) - df, 0.0, high, xtol=1e-14))
     return Heterogeneity(tau2, q, df, len(mine), within)
 

@@ -16,7 +16,6 @@ Pure functions over verdicts and the screen (no MindSpore), so the choice is tes
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import mannwhitneyu
 
 from bench.core.schema import Status
 from bench.measured.shapes import CONTROL
@@ -59,6 +58,8 @@ def cheaper(a: list[float], b: list[float]) -> bool:
     runs (issue 27), which moved the shape a strategy was timed in, its cost and an answer."""
     if len(a) == 0 or len(b) == 0 or float(np.median(a)) * (1 + TIE) >= float(np.median(b)):
         return False
+    from scipy.stats import mannwhitneyu  # here: scipy.stats takes about 1 s to import
+
     return bool(mannwhitneyu(a, b, alternative="less", method="exact").pvalue <= ALPHA)
 
 
