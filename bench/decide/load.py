@@ -8,7 +8,9 @@
 
 from __future__ import annotations
 
+import copy
 import math
+import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -184,15 +186,50 @@ def _load(rec: Records) -> dict:
     return {"median": float(np.median(values)), "max": float(np.max(values)), "files": len(values)}
 
 
+LOADED: dict = {}  # {(folder, margin, τ², the folder's files): RunData} this process has read
+KEEP = 16  # runs kept: the report and the check read each pinned reference several times
+
+
+def _files(run_dir: Path) -> tuple:
+    """Every file of a run folder with its size and modification time: a run written to since
+    it was read is read again."""
+    out = []
+    for root, dirs, files in os.walk(run_dir):
+        dirs.sort()
+        for name in sorted(files):
+            st = os.stat(os.path.join(root, name))
+            out.append((root, name, st.st_size, st.st_mtime_ns))
+    return tuple(out)
+
+
 def load(run_dir: Path, margin: cellstats.Margin | None = None, between_runs=None) -> RunData:
     """Read and tidy one run folder; damaged files become ``problems``, not exceptions.
     ``margin``: decide at this margin instead of the one the run's plan recorded (a what-if:
     ``findings/margin_stability.py``; the pages always decide at the plan's). ``between_runs``:
     {(mode, role): (τ²_run, df)} added to each cost's interval; default the committed estimate
-    from the back-to-back pairs (``between_runs.read``), ``{}`` for each run's own intervals."""
+    from the back-to-back pairs (``between_runs.read``), ``{}`` for each run's own intervals.
+
+    A run read before in this process, with the same arguments and every file as it was then, is
+    not read and analysed again (0.5 s a reference; ``report --all`` read each several times):
+    each caller gets a copy of it (20-60 ms), its own to change."""
     from bench.decide import between_runs as between
 
     run_tau2 = between.read() if between_runs is None else between_runs
+    key = (
+        Path(run_dir),
+        Path(run_dir).resolve(),
+        margin,
+        tuple(sorted(run_tau2.items())),
+        _files(run_dir),
+    )
+    if key not in LOADED:
+        if len(LOADED) >= KEEP:
+            del LOADED[next(iter(LOADED))]
+        LOADED[key] = _read(Path(run_dir), margin, run_tau2)
+    return copy.deepcopy(LOADED[key])
+
+
+def _read(run_dir: Path, margin: cellstats.Margin | None, run_tau2: dict) -> RunData:
     rec = Records(run_dir)
     manifest = rec.manifest
     final = verdicts.final(rec.verdicts, rec.cell_statuses)
@@ -225,7 +262,7 @@ def load(run_dir: Path, margin: cellstats.Margin | None = None, between_runs=Non
         columns=["mode", "strategy", "shape", "batch_size", "cost", "error"],
     )
     return RunData(
-        Path(run_dir),
+        run_dir,
         manifest,
         _verdict_frame(final),
         found,
