@@ -391,13 +391,13 @@ def test_a_cell_that_differs_between_processes_runs_in_several():
 
 
 # -- the exit code: a crash by its signal in its check, processes by their outcomes --------------
-def _harness(tmp_path, how, recorded, child_code, later=()):
+def _harness(tmp_path, how, recorded, child_code, later=(), timeout=3):
     """A script with the real child/main parts and a fake ``run`` (no MindSpore)."""
     text = "\n".join(
         [
             "import faulthandler, os, re, signal, subprocess, sys",
             f"RECORDED = {recorded!r}",
-            f"TIMEOUT, PROCESSES, LATER = 3, 3, {tuple(later)!r}",
+            f"TIMEOUT, PROCESSES, LATER = {timeout!r}, 3, {tuple(later)!r}",
             "def run():",
             *(f"    {line}" for line in child_code.splitlines()),
             standalone._fill(standalone.SAME + standalone.CHILD_DRIVER),
@@ -405,7 +405,8 @@ def _harness(tmp_path, how, recorded, child_code, later=()):
         ]
     )
     path = tmp_path / "s.py"  # the child's margin for MindSpore's import is not needed here
-    path.write_text(text.replace("TIMEOUT + 30", "TIMEOUT").replace("TIMEOUT + 25", "TIMEOUT - 1"))
+    # the hang's traceback is dumped half way, before the child is killed
+    path.write_text(text.replace("TIMEOUT + 30", "TIMEOUT").replace("TIMEOUT + 25", "TIMEOUT / 2"))
     return subprocess.run(
         [sys.executable, str(path)], capture_output=True, text=True, timeout=60, check=False
     )
@@ -459,12 +460,13 @@ def test_a_crash_reproduces_only_in_the_recorded_check(tmp_path, recorded, child
 
 
 def test_a_hang_reproduces_when_the_child_gives_no_result_in_time(tmp_path):
-    text = _harness(tmp_path, standalone.CHILD, "timeout", "import time; time.sleep(60)")
+    hang = "import time; time.sleep(60)"
+    text = _harness(tmp_path, standalone.CHILD, "timeout", hang, timeout=1.5)
     assert text.returncode == 0 and "REPRODUCED: timeout" in text.stdout
-    later = f"print('-- check: {SECOND_ONLY}', flush=True)\nimport time; time.sleep(60)"
-    done = _harness(tmp_path, standalone.CHILD, f"timeout {SECOND_ONLY}", later, LATER)
+    later = f"print('-- check: {SECOND_ONLY}', flush=True)\n{hang}"
+    done = _harness(tmp_path, standalone.CHILD, f"timeout {SECOND_ONLY}", later, LATER, 1.5)
     assert done.returncode == 0 and f"REPRODUCED: timeout {SECOND_ONLY}" in done.stdout
-    other = _harness(tmp_path, standalone.CHILD, f"timeout {THIRD_ONLY}", later, LATER)
+    other = _harness(tmp_path, standalone.CHILD, f"timeout {THIRD_ONLY}", later, LATER, 1.5)
     assert other.returncode == 1 and f"NOT REPRODUCED: observed timeout {SECOND_ONLY}" in (
         other.stdout
     )
