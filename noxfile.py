@@ -76,7 +76,7 @@ def _workers() -> str:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """The test suite without the full conformance gate (2.9-3.4 minutes on 2 cores)."""
+    """The test suite without the full conformance gate (2.9-3.5 minutes on 2 cores)."""
     _install(session, "measure", "report", "test")
     session.run("python", "-m", "pytest", "-n", _workers(), "-m", "not conformance",
                 *session.posargs, env=REQUIRE_MS)  # fmt: skip
