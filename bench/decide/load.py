@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import math
 import os
 from dataclasses import dataclass, field
@@ -186,10 +187,6 @@ def _load(rec: Records) -> dict:
     return {"median": float(np.median(values)), "max": float(np.max(values)), "files": len(values)}
 
 
-LOADED: dict = {}  # {(folder, margin, τ², the folder's files): RunData} this process has read
-KEEP = 16  # runs kept: the report and the check read each pinned reference several times
-
-
 def _files(run_dir: Path) -> tuple:
     """Every file of a run folder with its size and modification time: a run written to since
     it was read is read again."""
@@ -215,18 +212,16 @@ def load(run_dir: Path, margin: cellstats.Margin | None = None, between_runs=Non
     from bench.decide import between_runs as between
 
     run_tau2 = between.read() if between_runs is None else between_runs
-    key = (
-        Path(run_dir),
-        Path(run_dir).resolve(),
-        margin,
-        tuple(sorted(run_tau2.items())),
-        _files(run_dir),
-    )
-    if key not in LOADED:
-        if len(LOADED) >= KEEP:
-            del LOADED[next(iter(LOADED))]
-        LOADED[key] = _read(Path(run_dir), margin, run_tau2)
-    return copy.deepcopy(LOADED[key])
+    folder = Path(run_dir)
+    tau2 = tuple(sorted(run_tau2.items()))
+    return copy.deepcopy(_read_once(folder, folder.resolve(), margin, tau2, _files(folder)))
+
+
+# 16 runs: the report and the check read each pinned reference several times
+@functools.lru_cache(maxsize=16)
+def _read_once(run_dir: Path, resolved: Path, margin, tau2: tuple, files: tuple) -> RunData:
+    """``_read`` once a process per folder, arguments and files (their sizes and mtimes)."""
+    return _read(run_dir, margin, dict(tau2))
 
 
 def _read(run_dir: Path, margin: cellstats.Margin | None, run_tau2: dict) -> RunData:

@@ -19,8 +19,9 @@ def run(tmp_path, monkeypatch):
     reads = []
     real = load._read
     monkeypatch.setattr(load, "_read", lambda *a: reads.append(a[0]) or real(*a))
-    monkeypatch.setattr(load, "LOADED", {})
-    return folder, reads
+    load._read_once.cache_clear()
+    yield folder, reads
+    load._read_once.cache_clear()  # nothing read through the counting stand-in is kept
 
 
 def test_a_run_read_before_is_not_read_again(run):
